@@ -1,0 +1,126 @@
+package social
+
+import (
+	"context"
+
+	"roost/search"
+)
+
+// Reader answers the read side of the API. Every method takes a context and
+// returns ErrNotFound (wrapped) when the addressed entity does not exist.
+// Paged methods return at most p.Limit items and Page.Next when more follow.
+// Posts come back bare (AuthorID, QuotedID, RepostOfID); Hydrate fills in
+// authors and nested posts.
+type Reader interface {
+	// User returns the user with this id.
+	User(ctx context.Context, id int64) (User, error)
+	// UserByScreenName finds a user by screen name, case-insensitively.
+	UserByScreenName(ctx context.Context, screenName string) (User, error)
+	// UsersByIDs returns the users found among ids, in any order.
+	UsersByIDs(ctx context.Context, ids []int64) ([]User, error)
+	// UsersByScreenNames returns the users found among names
+	// (case-insensitive), in any order.
+	UsersByScreenNames(ctx context.Context, names []string) ([]User, error)
+	// Posts returns the posts found among ids, in any order.
+	Posts(ctx context.Context, ids []int64) ([]Post, error)
+
+	// UserPosts is a user's timeline, newest first: without replies
+	// (4.1) or with them (4.2). Native reposts are included.
+	UserPosts(ctx context.Context, userID int64, withReplies bool, p PageReq) (Page[Post], error)
+	// Highlights is the user's highlights tab, most recently highlighted first.
+	Highlights(ctx context.Context, userID int64, p PageReq) (Page[Post], error)
+	// Mentions lists posts that mention the screen name (any case), newest
+	// first.
+	Mentions(ctx context.Context, screenName string, p PageReq) (Page[Post], error)
+	// Thread lists the conversation rooted at rootID in conversation order
+	// (id ascending), the root first.
+	Thread(ctx context.Context, rootID int64, p PageReq) (Page[Post], error)
+
+	// Community returns the community with this id.
+	Community(ctx context.Context, id int64) (Community, error)
+	// CommunityPosts lists a community's posts by order.
+	CommunityPosts(ctx context.Context, communityID int64, order Order, p PageReq) (Page[Post], error)
+	// CommunityMembers lists members: admins, then moderators, then members,
+	// each by join time, newest first.
+	CommunityMembers(ctx context.Context, communityID int64, p PageReq) (Page[Member], error)
+
+	// List returns the list with this id.
+	List(ctx context.Context, id int64) (List, error)
+	// ListPosts lists posts by the list's members, newest first.
+	ListPosts(ctx context.Context, listID int64, p PageReq) (Page[Post], error)
+	// ListMembers lists the members, most recently added first.
+	ListMembers(ctx context.Context, listID int64, p PageReq) (Page[User], error)
+	// UserLists lists the lists a user owns or subscribes to, most recent first.
+	UserLists(ctx context.Context, userID int64, p PageReq) (Page[List], error)
+
+	// Reposters lists users who reposted the post, most recent first.
+	Reposters(ctx context.Context, postID int64, p PageReq) (Page[User], error)
+	// Affiliates lists an organisation's affiliated accounts, most recent first.
+	Affiliates(ctx context.Context, orgID int64, p PageReq) (Page[User], error)
+	// VerifiedFollowers lists the user's verified followers, most recent first.
+	VerifiedFollowers(ctx context.Context, userID int64, p PageReq) (Page[User], error)
+	// Following lists the accounts the user follows, most recent first.
+	Following(ctx context.Context, userID int64, p PageReq) (Page[User], error)
+
+	// Search runs a parsed query. Latest pages are keyed by id, Top pages
+	// by (Score, id).
+	Search(ctx context.Context, q *search.Query, order Order, p PageReq) (Page[Post], error)
+}
+
+// Batch is a set of values written together, in one transaction.
+type Batch struct {
+	Users            []User
+	Posts            []Post
+	Follows          []Follow
+	Reposts          []Repost
+	Affiliations     []Affiliation
+	Highlights       []Highlight
+	Lists            []List
+	ListMembers      []ListMember
+	ListSubscribers  []ListSubscriber
+	Communities      []Community
+	CommunityMembers []CommunityMember
+}
+
+// Len is the number of values in the batch.
+func (b *Batch) Len() int {
+	return len(b.Users) + len(b.Posts) + len(b.Follows) + len(b.Reposts) + len(b.Affiliations) +
+		len(b.Highlights) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
+		len(b.Communities) + len(b.CommunityMembers)
+}
+
+// WriteStats counts what a Write did with users and posts.
+type WriteStats struct {
+	PostsInserted int
+	PostsUpdated  int
+	UsersInserted int
+	UsersUpdated  int
+}
+
+// Add sums two stats.
+func (s *WriteStats) Add(o WriteStats) {
+	s.PostsInserted += o.PostsInserted
+	s.PostsUpdated += o.PostsUpdated
+	s.UsersInserted += o.UsersInserted
+	s.UsersUpdated += o.UsersUpdated
+}
+
+// Writer stores values. Write is atomic (all of the batch or none of it)
+// and idempotent: a value whose key exists replaces the stored one (a newer
+// copy of a post updates its text and counters; a later profile updates the
+// user), except that a Stub user never replaces a stored user, and a nil
+// Post.Views never erases known views. Relations are keyed by their pair.
+type Writer interface {
+	Write(ctx context.Context, b *Batch) (WriteStats, error)
+}
+
+// Store is one database engine: data, accounts and lifecycle.
+type Store interface {
+	Reader
+	Writer
+	Accounts
+	// Counts reports how many values of each kind are stored.
+	Counts(ctx context.Context) (map[string]int64, error)
+	// Close releases the database.
+	Close() error
+}

@@ -1,0 +1,164 @@
+// Package sqlite is roost's embedded store: one SQLite file (WAL mode) read
+// through a pool of connections and written through exactly one, with the
+// schema migrated on open and full-text search in FTS5.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"roost/social"
+)
+
+// Store is a social.Store on one SQLite file.
+type Store struct {
+	path  string
+	read  *sql.DB // query-only pool
+	write *sql.DB // one connection; transactions BEGIN IMMEDIATE
+	log   *slog.Logger
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+
+	debits *debitBatcher
+}
+
+var _ social.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the current schema. Two processes may open the same file at once.
+func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if strings.TrimSpace(path) == "" {
+		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
+	}
+	write, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{}}
+	if err := s.migrate(ctx); err != nil {
+		write.Close()
+		return nil, err
+	}
+	read, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+	n := 2 * runtime.GOMAXPROCS(0)
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+	s.read = read
+	if err := read.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.debits = newDebitBatcher(s)
+	return s, nil
+}
+
+// dsn builds the driver's connection string. busy_timeout comes first so
+// that every later pragma already waits for locks instead of failing.
+func dsn(path string, readOnly bool) string {
+	v := url.Values{}
+	pragmas := []string{
+		"busy_timeout(10000)",
+		"journal_mode(WAL)",
+		"synchronous(FULL)",
+		"foreign_keys(OFF)",
+		"cache_size(-65536)",
+		"temp_store(MEMORY)",
+		"mmap_size(268435456)",
+	}
+	if readOnly {
+		pragmas = append(pragmas, "query_only(1)")
+	} else {
+		v.Set("_txlock", "immediate")
+	}
+	for _, p := range pragmas {
+		v.Add("_pragma", p)
+	}
+	return "file:" + path + "?" + v.Encode()
+}
+
+// Close releases the database.
+func (s *Store) Close() error {
+	if s.debits != nil {
+		s.debits.close()
+	}
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	var err error
+	if s.read != nil {
+		err = s.read.Close()
+	}
+	if e := s.write.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// stmt returns a prepared read statement, preparing it once per store.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	if s.stmts == nil {
+		return nil, fmt.Errorf("sqlite: store is closed")
+	}
+	st, err := s.read.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// query runs a read query through the statement cache.
+func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: query: %w", err)
+	}
+	return rows, nil
+}
+
+// Counts reports how many values of each kind are stored.
+func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
+	tables := []string{"users", "posts", "follows", "reposts", "affiliations", "highlights",
+		"lists", "list_members", "list_subscribers", "communities", "community_members", "api_keys", "ledger"}
+	out := make(map[string]int64, len(tables))
+	for _, t := range tables {
+		var n int64
+		if err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlite: count %s: %w", t, err)
+		}
+		out[t] = n
+	}
+	return out, nil
+}
