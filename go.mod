@@ -2,7 +2,10 @@ module roost
 
 go 1.26.0
 
-require modernc.org/sqlite v1.61.1
+require (
+	golang.org/x/text v0.42.0
+	modernc.org/sqlite v1.61.1
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -27,7 +30,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	modernc.org/libc v1.79.0 // indirect

@@ -12,6 +12,9 @@ type Query struct {
 	// Reposts says how native reposts take part: left out by default,
 	// included by include:nativeretweets, the only ones by
 	// filter:nativeretweets (which then appears as a Filter in Root too).
+	// A Filter of FilterNativeReposts or FilterRetweets outside any Not (or
+	// under an even number of them) sets RepostsIncluded; so does
+	// include:nativeretweets, which adds no node.
 	Reposts RepostMode
 }
 
@@ -38,15 +41,20 @@ type Or struct{ Children []Node }
 type Not struct{ Child Node }
 
 // Word is one whole token, matched case- and accent-insensitively. Text is
-// as the user wrote it (a compiler normalises); Plus records `+word`
-// (match exactly, no stemming or folding beyond case).
+// as the user wrote it (a compiler normalises it with QueryTokens, which
+// gives exactly one token for every Word Parse builds: text of several
+// tokens becomes a Phrase); Plus records `+word` (match exactly, no
+// stemming; the index holds folded tokens only, so it matches like Word).
 type Word struct {
 	Text string
 	Plus bool
 }
 
 // Phrase is a quoted phrase: Words in order, adjacent. A Word "*" stands
-// for exactly one arbitrary token.
+// for exactly one arbitrary token; Parse never puts one first or last. Every
+// other Word is one index token as written (QueryTokens gives one token).
+// A word of several tokens ("e-mail") and a run of CJK characters are
+// Phrases too.
 type Phrase struct{ Words []string }
 
 // Hashtag matches posts whose hashtag entities include Tag (no '#', any case).

@@ -1,0 +1,111 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// FuzzParse checks that any input gives a *Query or a *Error (never a
+// panic), that the tree keeps the shape compilers rely on, and that the
+// canonical string parses back to the same tree.
+func FuzzParse(f *testing.F) {
+	for _, q := range []string{
+		"a b OR c", `"a * b" -(c OR d)`, "from:jack -filter:replies since:2020-01-01", "東京タワー #Brexit $AAPL @jack",
+		"-min_faves:10 within_time:2d include:nativeretweets", `url:"x(y)" https://github.com/go`, "((a", `"abc`, "\xff",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		res, err := Parse(q, testNow)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Parse(%q) error %v is %T, want *search.Error", q, err, err)
+			}
+			if e.Pos < 0 || e.Pos > len(q) || e.Msg == "" {
+				t.Fatalf("Parse(%q) error %+v: position outside the query or no message", q, e)
+			}
+			return
+		}
+		if res == nil || res.Root == nil && res.Reposts != RepostsIncluded {
+			t.Fatalf("Parse(%q) = %+v with no error", q, res)
+		}
+		if err := checkShape(res.Root); err != nil {
+			t.Fatalf("Parse(%q): %v\n%s", q, err, dump(res.Root))
+		}
+		canon := res.String()
+		if len(canon) > MaxQueryBytes {
+			return // folding a word into a phrase can lengthen it past the limit
+		}
+		again, err := Parse(canon, testNow)
+		if err != nil {
+			t.Fatalf("Parse(%q) canonical %q does not parse: %v", q, canon, err)
+		}
+		if dump(again.Root) != dump(res.Root) || again.Reposts != res.Reposts || again.String() != canon {
+			t.Fatalf("Parse(%q) = %s (%q); its canonical form parses to %s (%q)", q, dump(res.Root), canon, dump(again.Root), again.String())
+		}
+	})
+}
+
+// checkShape checks the invariants of a parsed tree: And and Or have two or
+// more children and no child of their own kind, no Not holds a Not, no
+// node is nil, a Word is one index token, and a Phrase is single tokens and
+// interior wildcards.
+func checkShape(n Node) error {
+	switch n := n.(type) {
+	case nil:
+		return nil
+	case And:
+		return checkKids("And", n.Children, func(c Node) bool { _, ok := c.(And); return ok })
+	case Or:
+		return checkKids("Or", n.Children, func(c Node) bool { _, ok := c.(Or); return ok })
+	case Not:
+		if _, ok := n.Child.(Not); ok || n.Child == nil {
+			return fmt.Errorf("Not holds %#v", n.Child)
+		}
+		return checkShape(n.Child)
+	case Word:
+		if toks := QueryTokens(n.Text); len(toks) != 1 {
+			return fmt.Errorf("Word %q has tokens %q", n.Text, toks)
+		}
+	case Phrase:
+		if len(n.Words) == 0 || n.Words[0] == "*" || n.Words[len(n.Words)-1] == "*" {
+			return fmt.Errorf("Phrase %q is empty or starts or ends with *", n.Words)
+		}
+		for _, w := range n.Words {
+			if toks := QueryTokens(w); w != "*" && len(toks) != 1 {
+				return fmt.Errorf("Phrase word %q has tokens %q", w, toks)
+			}
+		}
+	}
+	return nil
+}
+
+func checkKids(kind string, kids []Node, same func(Node) bool) error {
+	if len(kids) < 2 {
+		return fmt.Errorf("%s with %d children", kind, len(kids))
+	}
+	for _, c := range kids {
+		if c == nil || same(c) {
+			return fmt.Errorf("%s holds %#v", kind, c)
+		}
+		if err := checkShape(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestVectorsKeepShape runs the fuzz checks on every vector.
+func TestVectorsKeepShape(t *testing.T) {
+	for _, v := range readVectors(t) {
+		res, err := Parse(v.query, testNow)
+		if err != nil {
+			continue
+		}
+		if err := checkShape(res.Root); err != nil {
+			t.Errorf("%s:%d: Parse(%q): %v", vectorFile, v.line, v.query, err)
+		}
+	}
+}
