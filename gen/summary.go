@@ -1,0 +1,50 @@
+package gen
+
+// Summary counts what Generate wrote and names ids worth trying.
+type Summary struct {
+	Users            int64    `json:"users"`
+	Posts            int64    `json:"posts"`
+	Replies          int64    `json:"replies"`
+	SelfReplies      int64    `json:"self_thread_replies"`
+	Quotes           int64    `json:"quotes"`
+	RepostPosts      int64    `json:"repost_posts"` // native reposts (posts with RepostOfID)
+	Reposts          int64    `json:"reposts"`      // Repost rows, native or not
+	CommunityPosts   int64    `json:"community_posts"`
+	MediaPosts       int64    `json:"media_posts"`
+	LongThreads      int64    `json:"threads_over_30"`
+	Follows          int64    `json:"follows"`
+	Lists            int64    `json:"lists"`
+	ListMembers      int64    `json:"list_members"`
+	ListSubscribers  int64    `json:"list_subscribers"`
+	Communities      int64    `json:"communities"`
+	CommunityMembers int64    `json:"community_members"`
+	Highlights       int64    `json:"highlights"`
+	Affiliations     int64    `json:"affiliations"`
+	PinnedPosts      int64    `json:"pinned_posts"`
+	ProtectedUsers   int64    `json:"protected_users"`
+	ShadowBanned     int64    `json:"shadow_banned_users"`
+	VerifiedUsers    int64    `json:"verified_users"`
+	BlueVerified     int64    `json:"blue_verified_users"`
+	Batches          int64    `json:"batches"`
+	Examples         Examples `json:"examples"`
+}
+
+// Examples are ids a newcomer can try against the served network. Ids are
+// JSON strings, exact beyond 2^53; an id is left out when the network is
+// too small to have one.
+type Examples struct {
+	UserID               int64  `json:"user_id,string,omitempty"`
+	Username             string `json:"username,omitempty"`
+	ProtectedUserID      int64  `json:"protected_user_id,string,omitempty"`
+	ShadowBannedUsername string `json:"shadow_banned_username,omitempty"`
+	OrganizationUserID   int64  `json:"organization_user_id,string,omitempty"`
+	// ThreadID is the root of a self-thread longer than 30 posts.
+	ThreadID    int64 `json:"thread_id,string,omitempty"`
+	CommunityID int64 `json:"community_id,string,omitempty"`
+	// ListID is a list with members and subscribers.
+	ListID int64 `json:"list_id,string,omitempty"`
+	// PostID is a popular post with replies, quotes and reposts.
+	PostID int64 `json:"post_id,string,omitempty"`
+	// ListsUserID owns and subscribes to more than 100 lists.
+	ListsUserID int64 `json:"lists_user_id,string,omitempty"`
+}
