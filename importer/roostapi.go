@@ -1,0 +1,240 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"roost/social"
+)
+
+// apiPost is a post as SPEC.md §2.1 serves it (compact, full or
+// highlights shape).
+type apiPost struct {
+	TweetCreatedAt       string      `json:"tweet_created_at"`
+	ID                   flexInt     `json:"id"`
+	IDStr                flexInt     `json:"id_str"`
+	FullText             string      `json:"full_text"`
+	Source               string      `json:"source"`
+	Truncated            bool        `json:"truncated"`
+	InReplyToStatusID    flexInt     `json:"in_reply_to_status_id"`
+	InReplyToStatusIDStr flexInt     `json:"in_reply_to_status_id_str"`
+	InReplyToUserID      flexInt     `json:"in_reply_to_user_id"`
+	InReplyToUserIDStr   flexInt     `json:"in_reply_to_user_id_str"`
+	InReplyToScreenName  string      `json:"in_reply_to_screen_name"`
+	User                 *v1User     `json:"user"`
+	QuotedStatusID       flexInt     `json:"quoted_status_id"`
+	QuotedStatusIDStr    flexInt     `json:"quoted_status_id_str"`
+	QuotedStatus         *apiPost    `json:"quoted_status"`
+	RetweetedStatus      *apiPost    `json:"retweeted_status"`
+	QuoteCount           flexInt     `json:"quote_count"`
+	ReplyCount           flexInt     `json:"reply_count"`
+	RetweetCount         flexInt     `json:"retweet_count"`
+	FavoriteCount        flexInt     `json:"favorite_count"`
+	BookmarkCount        flexInt     `json:"bookmark_count"`
+	ViewsCount           *flexInt    `json:"views_count"`
+	Lang                 string      `json:"lang"`
+	Entities             *v1Entities `json:"entities"`
+	IsPinned             bool        `json:"is_pinned"`
+}
+
+func (a *apiPost) convert(b *social.Batch, depth int) (int64, error) {
+	id := first(a.IDStr, a.ID)
+	if id <= 0 {
+		return 0, fmt.Errorf("post without an id_str")
+	}
+	created, err := parseTime(a.TweetCreatedAt)
+	if err != nil {
+		return 0, fmt.Errorf("post %d: tweet_created_at: %w", id, err)
+	}
+	if a.User == nil {
+		return 0, fmt.Errorf("post %d has no user", id)
+	}
+	u, err := a.User.toUser()
+	if err != nil {
+		return 0, fmt.Errorf("post %d: user: %w", id, err)
+	}
+	if a.IsPinned && !u.Stub {
+		u.PinnedPostID = id
+	}
+	b.Users = append(b.Users, u)
+	p := social.Post{
+		ID: id, AuthorID: u.ID, CreatedAt: created, Text: a.FullText, Source: a.Source,
+		Truncated: a.Truncated, Lang: a.Lang,
+		InReplyToID:         first(a.InReplyToStatusIDStr, a.InReplyToStatusID),
+		InReplyToUserID:     first(a.InReplyToUserIDStr, a.InReplyToUserID),
+		InReplyToScreenName: a.InReplyToScreenName,
+		QuotedID:            first(a.QuotedStatusIDStr, a.QuotedStatusID),
+		QuoteCount:          int64(a.QuoteCount), ReplyCount: int64(a.ReplyCount),
+		RetweetCount: int64(a.RetweetCount), FavoriteCount: int64(a.FavoriteCount),
+		BookmarkCount: int64(a.BookmarkCount),
+	}
+	if a.ViewsCount != nil {
+		v := int64(*a.ViewsCount)
+		p.Views = &v
+	}
+	if p.Lang == "" {
+		p.Lang = "und"
+	}
+	p.Entities = entitiesOf(p.Text, a.Entities, nil, nil)
+	if depth < maxNest {
+		if q := a.QuotedStatus; q != nil {
+			qid, err := q.convert(b, depth+1)
+			if err != nil {
+				return 0, fmt.Errorf("quoted_status: %w", err)
+			}
+			if p.QuotedID == 0 {
+				p.QuotedID = qid
+			}
+		}
+		if r := a.RetweetedStatus; r != nil {
+			rid, err := r.convert(b, depth+1)
+			if err != nil {
+				return 0, fmt.Errorf("retweeted_status: %w", err)
+			}
+			p.RepostOfID = rid
+			b.Reposts = append(b.Reposts, social.Repost{PostID: rid, UserID: u.ID, CreatedAt: created})
+		}
+	}
+	b.Posts = append(b.Posts, p)
+	return id, nil
+}
+
+// apiList is a list as SPEC.md §2.4 serves it.
+type apiList struct {
+	IDStr              flexInt `json:"id_str"`
+	Name               string  `json:"name"`
+	Description        string  `json:"description"`
+	Mode               string  `json:"mode"`
+	CreatedAt          flexInt `json:"created_at"`
+	MemberCount        flexInt `json:"member_count"`
+	SubscriberCount    flexInt `json:"subscriber_count"`
+	DefaultBannerMedia struct {
+		MediaInfo struct {
+			OriginalImgURL string `json:"original_img_url"`
+		} `json:"media_info"`
+	} `json:"default_banner_media"`
+	UserResults gqlResult `json:"user_results"`
+}
+
+func (l *apiList) convert(b *social.Batch) error {
+	if l.IDStr <= 0 {
+		return fmt.Errorf("list without an id_str")
+	}
+	out := social.List{ID: int64(l.IDStr), Name: l.Name, Description: l.Description, Mode: l.Mode,
+		MemberCount: int64(l.MemberCount), SubscriberCount: int64(l.SubscriberCount),
+		BannerURL: l.DefaultBannerMedia.MediaInfo.OriginalImgURL}
+	if l.CreatedAt > 0 {
+		out.CreatedAt = optTime(strconv.FormatInt(int64(l.CreatedAt), 10))
+	}
+	if len(l.UserResults.Result) > 0 {
+		var g gqlUser
+		if err := json.Unmarshal(l.UserResults.Result, &g); err != nil {
+			return fmt.Errorf("list %d owner: %w", l.IDStr, err)
+		}
+		u, err := g.toUser()
+		if err != nil {
+			return fmt.Errorf("list %d owner: %w", l.IDStr, err)
+		}
+		out.OwnerID = u.ID
+		b.Users = append(b.Users, u)
+	}
+	if out.OwnerID == 0 {
+		return fmt.Errorf("list %d has no owner", l.IDStr)
+	}
+	b.Lists = append(b.Lists, out)
+	return nil
+}
+
+// apiPage is a page envelope, or any top-level API value.
+type apiPage struct {
+	Tweets []json.RawMessage `json:"tweets"`
+	Users  []json.RawMessage `json:"users"`
+	Lists  []json.RawMessage `json:"lists"`
+}
+
+// decodeAPI decodes one value of roost's (or the hosted service's)
+// responses: a page, a tweets-by-ids array or one of its elements, or an
+// element streamed out of a page (key "tweets", "users" or "lists").
+func decodeAPI(key string, raw []byte, at RecordError) []item {
+	raw = bytes.TrimSpace(raw)
+	switch key {
+	case "tweets":
+		return []item{apiOne(raw, at, func(b *social.Batch) error {
+			var p apiPost
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return fmt.Errorf("invalid post: %w", err)
+			}
+			_, err := p.convert(b, 0)
+			return err
+		})}
+	case "users":
+		return []item{apiOne(raw, at, func(b *social.Batch) error {
+			var u v1User
+			if err := json.Unmarshal(raw, &u); err != nil {
+				return fmt.Errorf("invalid profile: %w", err)
+			}
+			su, err := u.toUser()
+			if err != nil {
+				return err
+			}
+			b.Users = append(b.Users, su)
+			return nil
+		})}
+	case "lists":
+		return []item{apiOne(raw, at, func(b *social.Batch) error {
+			var l apiList
+			if err := json.Unmarshal(raw, &l); err != nil {
+				return fmt.Errorf("invalid list: %w", err)
+			}
+			return l.convert(b)
+		})}
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return []item{bad(at, "invalid JSON: %v", err)}
+		}
+		var out []item
+		for i, el := range arr {
+			a := at
+			a.Path = joinPath(at.Path, "["+strconv.Itoa(i)+"]")
+			out = append(out, decodeAPI("tweets", el, a)...)
+		}
+		return out
+	}
+	var probe struct {
+		apiPage
+		TweetCreatedAt *string `json:"tweet_created_at"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return []item{bad(at, "invalid JSON: %v", err)}
+	}
+	if probe.TweetCreatedAt != nil {
+		return decodeAPI("tweets", raw, at)
+	}
+	var out []item
+	for _, part := range []struct {
+		key  string
+		vals []json.RawMessage
+	}{{"tweets", probe.Tweets}, {"users", probe.Users}, {"lists", probe.Lists}} {
+		for i, el := range part.vals {
+			a := at
+			a.Path = joinPath(at.Path, "."+part.key+"["+strconv.Itoa(i)+"]")
+			out = append(out, decodeAPI(part.key, el, a)...)
+		}
+	}
+	if out == nil && probe.Tweets == nil && probe.Users == nil && probe.Lists == nil {
+		return []item{bad(at, "not an API response: no tweets, users or lists")}
+	}
+	return out
+}
+
+func apiOne(raw []byte, at RecordError, fn func(b *social.Batch) error) item {
+	var it item
+	if err := fn(&it.batch); err != nil {
+		return bad(at, "%v", err)
+	}
+	return it
+}
