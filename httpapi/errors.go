@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// apiError is an error answered with its own status and message.
+type apiError struct {
+	status     int
+	message    string
+	errors     map[string][]string // 422 details by parameter
+	retryAfter time.Duration       // 429
+}
+
+func (e *apiError) Error() string { return e.message }
+
+// Messages fixed by SPEC.md and CONTRACT.md.
+const (
+	msgUnauthenticated = "No valid API key provided"
+	msgRateLimited     = "Too many requests"
+	msgInsufficient    = "Insufficient balance"
+	msgInternal        = "Failed to fetch data from Twitter"
+	msgNotFound        = "Not found"
+	msgUserNotFound    = "User not found"
+	msgTweetNotFound   = "Tweet not found"
+	msgProtected       = "User is protected"
+	msgInvalidCursor   = "Invalid cursor"
+	msgTooLarge        = "Request body too large"
+	msgUnsupported     = "Content-Type must be application/json"
+	msgMethod          = "Method not allowed"
+)
+
+var (
+	errUnauthenticated = &apiError{status: http.StatusUnauthorized, message: msgUnauthenticated}
+	errInsufficient    = &apiError{status: http.StatusPaymentRequired, message: msgInsufficient}
+	errProtected       = &apiError{status: http.StatusForbidden, message: msgProtected}
+	errTooLarge        = &apiError{status: http.StatusRequestEntityTooLarge, message: msgTooLarge}
+	errUnsupported     = &apiError{status: http.StatusUnsupportedMediaType, message: msgUnsupported}
+)
+
+// invalid is a 422 naming the parameter and what is wrong with it.
+func invalid(param, problem string) *apiError {
+	msg := "Invalid " + param
+	if param == "cursor" {
+		msg = msgInvalidCursor
+	}
+	return &apiError{status: http.StatusUnprocessableEntity, message: msg,
+		errors: map[string][]string{param: {problem}}}
+}
+
+func notFound(msg string) *apiError { return &apiError{status: http.StatusNotFound, message: msg} }
+
+// errorBody is the JSON of every error response.
+type errorBody struct {
+	Status  string              `json:"status"`
+	Message string              `json:"message"`
+	Errors  map[string][]string `json:"errors,omitempty"`
+}
+
+// writeError answers err: an *apiError as itself, anything else as a 500
+// whose cause goes to the log with the request id, never to the client.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		log.ErrorContext(r.Context(), "request failed",
+			"request_id", infoFrom(r.Context()).id, "method", r.Method, "path", r.URL.Path, "err", err)
+		ae = &apiError{status: http.StatusInternalServerError, message: msgInternal}
+	}
+	h := w.Header()
+	switch ae.status {
+	case http.StatusUnauthorized:
+		h.Set("WWW-Authenticate", "Bearer")
+	case http.StatusTooManyRequests:
+		secs := int64((ae.retryAfter + time.Second - 1) / time.Second)
+		h.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	}
+	writeJSON(w, ae.status, errorBody{Status: "error", Message: ae.message, Errors: ae.errors})
+}

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+const contentTypeJSON = "application/json; charset=utf-8"
+
+// maxPooledBuffer keeps unusually large response buffers out of the pool.
+const maxPooledBuffer = 1 << 20
+
+// bufferPool recycles response buffers between requests.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) get() *bytes.Buffer {
+	if v, ok := b.p.Get().(*bytes.Buffer); ok {
+		return v
+	}
+	return new(bytes.Buffer)
+}
+
+func (b *bufferPool) put(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBuffer {
+		buf.Reset()
+		b.p.Put(buf)
+	}
+}
+
+// encodeJSON appends v to buf as JSON, without HTML escaping (the API
+// serves JSON, never HTML; `source` holds an anchor tag).
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	return nil
+}
+
+// writeBody sends an encoded JSON body.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentTypeJSON)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // the client went away; nothing to do
+}
+
+// writeJSON encodes and sends a small body (errors, health).
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := encodeJSON(&buf, v); err != nil {
+		// Only values of this package's own types reach here; they
+		// always encode.
+		buf.Reset()
+		buf.WriteString(`{"status":"error","message":"` + msgInternal + `"}` + "\n")
+		status = http.StatusInternalServerError
+	}
+	writeBody(w, status, buf.Bytes())
+}

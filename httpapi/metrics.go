@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the handler's Prometheus collectors.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	items    *prometheus.CounterVec
+	charged  *prometheus.CounterVec
+}
+
+// newMetrics registers the collectors, reusing ones already registered
+// (two handlers on one registry share them).
+func newMetrics(reg prometheus.Registerer) *metrics {
+	return &metrics{
+		requests: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roost_http_requests_total", Help: "HTTP requests by route and status.",
+		}, []string{"route", "status"})),
+		latency: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "roost_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route"})),
+		items: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roost_items_served_total", Help: "Billed items served by endpoint.",
+		}, []string{"route"})),
+		charged: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roost_charged_micro_usd_total", Help: "Micro-USD charged by endpoint.",
+		}, []string{"route"})),
+	}
+}
+
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic("httpapi: register metrics: " + err.Error())
+	}
+	return c
+}
+
+func (m *metrics) observe(info *reqInfo, status int, d time.Duration) {
+	m.requests.WithLabelValues(info.route, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(info.route).Observe(d.Seconds())
+}
+
+func (m *metrics) charge(route string, items int, amount int64) {
+	if items > 0 {
+		m.items.WithLabelValues(route).Add(float64(items))
+		m.charged.WithLabelValues(route).Add(float64(amount))
+	}
+}

@@ -1,0 +1,256 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"roost/search"
+	"roost/social"
+)
+
+// args are a request's validated parameters.
+type args struct {
+	id    int64       // the path id, when the route has one
+	name  string      // the path username (mentions), without '@'
+	after *social.Key // the decoded cursor; nil for the first page
+	order social.Order
+	query *search.Query
+	ids   []int64        // tweets-by-ids, distinct, in request order
+	names []string       // users-by-usernames, distinct (any case), in request order
+	scope []byte         // names the results for cursors
+	limit int            // page size
+	key   *social.APIKey // the caller
+}
+
+// Body limits.
+const (
+	maxBodyBytes   = 1 << 20
+	maxBatch       = 100
+	maxScreenName  = 50 // generous: the network allows 15, imports keep older names
+	maxQueryLength = 4096
+)
+
+// parse validates everything a route takes, in a fixed order: path
+// parameter, type, query, cursor, body. The first problem is the answer.
+func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
+	a := &args{limit: rt.limit}
+	scope := []string{rt.name}
+	qs := r.URL.Query()
+	switch rt.param {
+	case "":
+	case paramUsername:
+		name := strings.TrimPrefix(r.PathValue(paramUsername), "@")
+		if name == "" || len(name) > maxScreenName || strings.ContainsAny(name, " /\t\r\n") {
+			return nil, invalid(paramUsername, "must be a screen name")
+		}
+		a.name = name
+		scope = append(scope, strings.ToLower(name))
+	default:
+		id, err := parseID(r.PathValue(rt.param))
+		if err != nil {
+			return nil, invalid(rt.param, err.Error())
+		}
+		a.id = id
+		scope = append(scope, strconv.FormatInt(id, 10))
+	}
+	if rt.ordered {
+		switch t := qs.Get("type"); {
+		case t == "" || strings.EqualFold(t, "Latest"):
+			a.order = social.Latest
+		case strings.EqualFold(t, "Top"):
+			a.order = social.Top
+		default:
+			return nil, invalid("type", "must be Latest or Top")
+		}
+		scope = append(scope, a.order.String())
+	}
+	if rt.query {
+		text := strings.Join(strings.Fields(qs.Get("query")), " ")
+		if text == "" {
+			return nil, invalid("query", "is required")
+		}
+		if len(text) > maxQueryLength {
+			return nil, invalid("query", fmt.Sprintf("is longer than %d bytes", maxQueryLength))
+		}
+		q, err := parseQuery(text, now)
+		if err != nil {
+			return nil, invalid("query", queryProblem(err))
+		}
+		a.query = q
+		scope = append(scope, text)
+	}
+	a.scope = cursorScope(scope...)
+	if rt.paged {
+		switch c := qs.Get("cursor"); c {
+		case "":
+		case "null", "undefined":
+			return nil, invalid("cursor", "is "+c+"; omit it (or send it empty) for the first page")
+		default:
+			k, err := decodeCursor(a.scope, c)
+			if err != nil {
+				return nil, invalid("cursor", "is not a cursor of this endpoint and query")
+			}
+			a.after = &k
+		}
+	}
+	if rt.body != bodyNone {
+		if err := a.parseBody(r, rt.body); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// queryProblem says what is wrong with a query, without internals.
+func queryProblem(err error) string {
+	var se *search.Error
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	return "cannot be parsed"
+}
+
+// parseID reads a path id: decimal digits only, 1..2^63−1.
+func parseID(s string) (int64, error) {
+	if s == "" {
+		return 0, errors.New("is required")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, errors.New("must be a decimal integer")
+		}
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id < 1 {
+		return 0, errors.New("must be between 1 and 9223372036854775807")
+	}
+	return id, nil
+}
+
+// bodyKind names the JSON body a POST route takes.
+type bodyKind int
+
+const (
+	bodyNone      bodyKind = iota
+	bodyIDs                // {"ids": [...]}
+	bodyUsernames          // {"usernames": [...]}
+)
+
+// parseBody reads a JSON body of at most maxBodyBytes. A Content-Type other
+// than application/json is 415; a missing Content-Type is accepted when the
+// body parses as JSON.
+func (a *args) parseBody(r *http.Request, kind bodyKind) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return errUnsupported
+		}
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errTooLarge
+		}
+		return fmt.Errorf("read request body: %w", err)
+	}
+	field := "ids"
+	if kind == bodyUsernames {
+		field = "usernames"
+	}
+	var body map[string]json.RawMessage
+	if err := strictUnmarshal(data, &body); err != nil || body == nil {
+		return invalid("body", "must be a JSON object")
+	}
+	raw, ok := body[field]
+	if !ok || string(raw) == "null" {
+		return invalid(field, "is required")
+	}
+	var entries []json.RawMessage
+	if err := strictUnmarshal(raw, &entries); err != nil {
+		return invalid(field, "must be an array")
+	}
+	if len(entries) < 1 || len(entries) > maxBatch {
+		return invalid(field, fmt.Sprintf("must have 1 to %d entries, not %d", maxBatch, len(entries)))
+	}
+	if kind == bodyIDs {
+		a.ids, err = parseBatchIDs(entries)
+	} else {
+		a.names, err = parseBatchNames(entries)
+	}
+	return err
+}
+
+// strictUnmarshal decodes exactly one JSON value, numbers kept as text.
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// parseBatchIDs reads ids given as JSON numbers or strings, mixed; each
+// once, in the order given.
+func parseBatchIDs(entries []json.RawMessage) ([]int64, error) {
+	ids := make([]int64, 0, len(entries))
+	seen := make(map[int64]bool, len(entries))
+	for i, e := range entries {
+		var v any
+		if err := strictUnmarshal(e, &v); err != nil {
+			return nil, invalid("ids", fmt.Sprintf("entry %d is not JSON", i))
+		}
+		var text string
+		switch x := v.(type) {
+		case json.Number:
+			text = x.String()
+		case string:
+			text = x
+		default:
+			return nil, invalid("ids", fmt.Sprintf("entry %d must be an id, as a number or a string", i))
+		}
+		id, err := parseID(text)
+		if err != nil {
+			return nil, invalid("ids", fmt.Sprintf("entry %d %s", i, err))
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// parseBatchNames reads screen names, '@' stripped; each once (any case),
+// in the order given.
+func parseBatchNames(entries []json.RawMessage) ([]string, error) {
+	names := make([]string, 0, len(entries))
+	seen := make(map[string]bool, len(entries))
+	for i, e := range entries {
+		var name string
+		if err := json.Unmarshal(e, &name); err != nil {
+			return nil, invalid("usernames", fmt.Sprintf("entry %d must be a string", i))
+		}
+		name = strings.TrimPrefix(strings.TrimSpace(name), "@")
+		if name == "" || len(name) > maxScreenName {
+			return nil, invalid("usernames", fmt.Sprintf("entry %d must be a screen name", i))
+		}
+		if k := strings.ToLower(name); !seen[k] {
+			seen[k] = true
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"roost/social"
+)
+
+// Page sizes (CONTRACT "Pages and cursors").
+const (
+	pageSize       = 20
+	listsPageSize  = 100
+	threadPageSize = 30
+)
+
+// prefixes are the first path segments every data endpoint answers under:
+// SPEC.md's neutral one and the hosted service's.
+var prefixes = [...]string{"/social", "/twitter"}
+
+// Path parameters.
+const (
+	paramUserID      = "user_id"
+	paramCommunityID = "community_id"
+	paramListID      = "list_id"
+	paramThreadID    = "thread_id"
+	paramTweetID     = "tweet_id"
+	paramUsername    = "username"
+)
+
+// route is one endpoint: where it answers, what it takes, and what it does.
+type route struct {
+	name     string // in the ledger, logs and metrics
+	method   string
+	path     string // below the prefix
+	bare     bool   // registered as is, without prefixes
+	param    string // the path parameter, if any
+	paged    bool   // takes `cursor`
+	ordered  bool   // takes `type` (Latest | Top)
+	query    bool   // requires `query`
+	body     bodyKind
+	limit    int    // page size
+	free     bool   // neither needs nor takes money
+	notFound string // the 404 message when the addressed entity is missing
+	// serve does the work for validated args and returns the response
+	// body and the number of billable items in it.
+	serve func(ctx context.Context, s *server, a *args) (body any, items int, err error)
+}
+
+// routes is every endpoint of SPEC.md §4 (numbered as there) and the
+// balance endpoint of CONTRACT.md.
+func routes() []*route {
+	return []*route{
+		{name: "user_tweets", method: http.MethodGet, path: "/user/{user_id}/tweets", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(false)},                                                          // 4.1
+		{name: "user_tweets_and_replies", method: http.MethodGet, path: "/user/{user_id}/tweets-and-replies", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(true)},                                   // 4.2
+		{name: "community_tweets", method: http.MethodGet, path: "/community/{community_id}/tweets", param: paramCommunityID, paged: true, ordered: true, limit: pageSize, notFound: msgNotFound, serve: serveCommunityPosts},                         // 4.3
+		{name: "tweets_by_ids", method: http.MethodPost, path: "/tweets-by-ids", body: bodyIDs, notFound: msgTweetNotFound, serve: serveTweetsByIDs},                                                                                                  // 4.4
+		{name: "users_by_usernames", method: http.MethodPost, path: "/users-by-usernames", body: bodyUsernames, notFound: msgUserNotFound, serve: serveUsersByUsernames},                                                                              // 4.5
+		{name: "user_lists", method: http.MethodGet, path: "/user/{user_id}/lists", param: paramUserID, paged: true, limit: listsPageSize, notFound: msgUserNotFound, serve: serveUserLists},                                                          // 4.6
+		{name: "list_tweets", method: http.MethodGet, path: "/list/{list_id}/tweets", param: paramListID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveListPosts},                                                                 // 4.7
+		{name: "thread", method: http.MethodGet, path: "/thread/{thread_id}", param: paramThreadID, paged: true, limit: threadPageSize, notFound: msgTweetNotFound, serve: serveThread},                                                               // 4.8
+		{name: "mentions", method: http.MethodGet, path: "/user/{username}/mentions", param: paramUsername, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveMentions},                                                            // 4.9
+		{name: "retweeted_by", method: http.MethodGet, path: "/tweets/{tweet_id}/retweeted_by", param: paramTweetID, paged: true, limit: pageSize, notFound: msgTweetNotFound, serve: serveUsers(postExists, social.Reader.Reposters)},                // 4.10
+		{name: "affiliates", method: http.MethodGet, path: "/user/{user_id}/affiliates", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.Affiliates)},                        // 4.11
+		{name: "verified_followers", method: http.MethodGet, path: "/user/{user_id}/verified-followers", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.VerifiedFollowers)}, // 4.12
+		{name: "following", method: http.MethodGet, path: "/user/{user_id}/following", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.Following)},                           // 4.13
+		{name: "community_members", method: http.MethodGet, path: "/community/{community_id}/members", param: paramCommunityID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveCommunityMembers},                                // 4.14
+		{name: "list_members", method: http.MethodGet, path: "/list/{list_id}/members", param: paramListID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUsers(listExists, social.Reader.ListMembers)},                            // 4.15
+		{name: "highlights", method: http.MethodGet, path: "/user/{user_id}/highlights", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveHighlights},                                                         // 4.16
+		{name: "search", method: http.MethodGet, path: "/search", paged: true, ordered: true, query: true, limit: pageSize, serve: serveSearch},                                                                                                       // 4.17
+		{name: "balance", method: http.MethodGet, path: "/user/balance", bare: true, free: true, serve: serveBalance},
+	}
+}
+
+// patterns are the ServeMux patterns a route answers.
+func (rt *route) patterns() []string {
+	if rt.bare {
+		return []string{rt.method + " " + rt.path}
+	}
+	out := make([]string, 0, len(prefixes))
+	for _, p := range prefixes {
+		out = append(out, rt.method+" "+p+rt.path)
+	}
+	return out
+}
