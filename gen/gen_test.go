@@ -329,6 +329,9 @@ func TestListsAndCommunities(t *testing.T) {
 	}
 	for _, l := range w.lists {
 		perUser[l.OwnerID]++
+		if l.ID <= 0 {
+			t.Errorf("list id %d is not positive: the API takes ids in 1..2^63-1", l.ID)
+		}
 		if l.MemberCount != members[l.ID] || l.SubscriberCount != subs[l.ID] {
 			t.Errorf("list %d: members %d/%d subscribers %d/%d", l.ID, l.MemberCount, members[l.ID], l.SubscriberCount, subs[l.ID])
 		}

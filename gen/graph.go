@@ -69,7 +69,9 @@ func (n *network) buildLists() {
 		if k >= curatorOwns {
 			owner = n.actPick.pick(g)
 		}
-		lo := max(n.createdMS(owner), 1254355200000) // lists began in late 2009
+		// Lists began in late 2009, but their ids are snowflakes only from the
+		// snowflake epoch (2010-11-04) on: keep them positive.
+		lo := max(n.createdMS(owner), snowflakeEpochMS+dayMS)
 		created := randMS(g, lo, windowEndMS-60*dayMS)
 		l := social.List{
 			ID:          indexSnowflake(created, k),

@@ -13,6 +13,11 @@ import (
 // never the raw text, and compile Word and Phrase nodes through QueryTokens,
 // so that both engines see exactly the same tokens.
 //
+// Post text is stored HTML-escaped as the network serves it; IndexText
+// first undoes the three escapes the network writes (&amp; &lt; &gt;), so
+// that "R&amp;D" gives the tokens of "R&D" ("r" "d"), as a query typed by a
+// person does, and never a token "amp".
+//
 // Tokenisation, shared with QueryTokens:
 //   - text is split at white space; in each white-space-separated run, a URL
 //     (a scheme such as https followed by "://", up to the end of the run)
@@ -31,6 +36,11 @@ import (
 // punctuation (SQLite FTS5 "ascii" or "unicode61", PostgreSQL "simple")
 // reproduces these tokens without folding on its own.
 func IndexText(text string) string {
+	if strings.Contains(text, "&") {
+		text = strings.ReplaceAll(text, "&lt;", "<")
+		text = strings.ReplaceAll(text, "&gt;", ">")
+		text = strings.ReplaceAll(text, "&amp;", "&")
+	}
 	var b strings.Builder
 	b.Grow(len(text))
 	eachToken(text, func(_, _ int, tok []byte) {

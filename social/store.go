@@ -6,8 +6,11 @@ import (
 	"roost/search"
 )
 
-// Reader answers the read side of the API. Every method takes a context and
-// returns ErrNotFound (wrapped) when the addressed entity does not exist.
+// Reader answers the read side of the API. Every method takes a context.
+// The single-entity lookups (User, UserByScreenName, Community, List)
+// return ErrNotFound (wrapped) when the entity does not exist; paged
+// methods do not check their parent and return an empty page for one that
+// does not exist, so callers that must tell the two apart look it up.
 // Paged methods return at most p.Limit items and Page.Next when more follow.
 // Posts come back bare (AuthorID, QuotedID, RepostOfID); Hydrate fills in
 // authors and nested posts.

@@ -4,50 +4,154 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"roost/search"
 	"roost/social"
 )
 
-// Search runs a parsed query (see social.Reader). The AST is compiled into
-// SQL with every value bound as a parameter and every full-text term quoted
-// into an FTS5 expression; no query text reaches SQL or MATCH unquoted.
+// Search runs a parsed query (see social.Reader): the query is compiled
+// into one SQL statement with every value bound as a parameter and every
+// full-text term quoted (search_compile.go), driven as search_plan.go
+// chooses.
 func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
-	c := &compiler{s: s, ctx: ctx}
-	plan, err := c.plan(q)
+	st, err := s.searchStatement(ctx, q, order, p)
 	if err != nil {
 		return social.Page[social.Post]{}, err
 	}
-	sortCol := "p.id"
-	if order == social.Top {
-		sortCol = "p.score"
+	if st.empty {
+		return social.Page[social.Post]{Items: []social.Post{}}, nil
 	}
-	var b strings.Builder
-	var args []any
-	b.WriteString(`SELECT ` + postColumns + `, ` + sortCol + `, p.id FROM `)
-	if plan.match != "" {
-		b.WriteString(`posts_fts f JOIN posts p ON p.id = f.rowid WHERE posts_fts MATCH ? AND `)
-		args = append(args, plan.match)
-	} else {
-		b.WriteString(`posts p WHERE `)
+	return s.searchPage(ctx, p.Limit, st.sql, st.args...)
+}
+
+// statement is a search compiled for one page.
+type statement struct {
+	sql    string
+	args   []any
+	driver string // the driver chosen, for tests and EXPLAIN
+	empty  bool   // nothing can match: no statement to run
+}
+
+// searchStatement compiles and plans a search for one page.
+func (s *Store) searchStatement(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (statement, error) {
+	if q == nil || p.Limit <= 0 {
+		return statement{}, fmt.Errorf("sqlite: search: a query and a positive page limit are required: %w", social.ErrInvalid)
 	}
-	b.WriteString(plan.where)
-	args = append(args, plan.args...)
+	c := &compiler{s: s, ctx: ctx}
+	pl, err := c.plan(q)
+	if err != nil {
+		return statement{}, err
+	}
 	if order == social.Top {
-		sc, id := after(p, maxInt64)
-		b.WriteString(` AND (p.score, p.id) < (?, ?) ORDER BY p.score DESC, p.id DESC LIMIT ?`)
-		args = append(args, sc, id, p.Limit+1)
-	} else {
-		_, id := after(p, maxInt64)
-		if plan.match != "" {
-			b.WriteString(` AND f.rowid < ? ORDER BY f.rowid DESC LIMIT ?`)
-		} else {
-			b.WriteString(` AND p.id < ? ORDER BY p.id DESC LIMIT ?`)
+		return s.topStatement(ctx, pl, p)
+	}
+	if p.After != nil {
+		pl.hi = min(pl.hi, p.After.ID-1)
+	}
+	if pl.never || pl.hi <= pl.lo {
+		return statement{empty: true}, nil
+	}
+	d := scanAccess
+	if len(pl.drivers) == 1 && !pl.drivers[0].sorted {
+		d = pl.drivers[0]
+	} else if len(pl.drivers) > 0 {
+		var n int64
+		if d, n, err = s.smallest(ctx, pl, pl.drivers, estimateCap); err != nil {
+			return statement{}, err
 		}
-		args = append(args, id, p.Limit+1)
+		if d.sorted && n >= estimateCap {
+			// Every driver is common: one in id order stops early.
+			d = scanAccess
+			for _, x := range pl.drivers {
+				if !x.sorted {
+					d = x
+					break
+				}
+			}
+		}
 	}
-	return s.searchPage(ctx, p.Limit, b.String(), args...)
+	sqlText, args := selectFrom(d, pl, "p.id, p.id")
+	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name}, nil
+}
+
+// topStatement plans a Top page: keyed by (score, id) descending. With a
+// driver of fewer than topSetCap rows, its candidates are sorted by score
+// through the covering index posts_id_score and checked in that order, so
+// that posts rows are read only until the page is full; otherwise posts are
+// scanned by score.
+func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (statement, error) {
+	if pl.never || pl.hi <= pl.lo {
+		return statement{empty: true}, nil
+	}
+	sc, id := after(p, maxInt64)
+	cands := pl.drivers
+	if pl.lo > 0 || pl.hi < maxInt64 {
+		cands = append(cands, rangeAccess)
+	}
+	d, n := scanAccess, int64(topSetCap)
+	if len(cands) > 0 {
+		var err error
+		if d, n, err = s.smallest(ctx, pl, cands, topSetCap); err != nil {
+			return statement{}, err
+		}
+	}
+	if n >= topSetCap {
+		d = access{name: "score", from: "posts p INDEXED BY posts_score", key: "p.id", cond: condTrue}
+		sqlText, args := selectFrom(d, pl, "p.score, p.id")
+		sqlText += " AND p.score <= ? AND (p.score < ? OR p.id < ?) ORDER BY p.score DESC, p.id DESC LIMIT ?"
+		return statement{sql: sqlText, args: append(args, sc, sc, id, p.Limit+1), driver: "score"}, nil
+	}
+	var args []any
+	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
+		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
+		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?" +
+		" AND s.score <= ? AND (s.score < ? OR s.id < ?) ORDER BY s.score DESC, s.id DESC"
+	args = append(args, d.cond.args...)
+	args = append(args, pl.lo, pl.hi, sc, sc, id)
+	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
+	// sorts (id, score) pairs only and then reads rows in that order, the
+	// outer ORDER BY being satisfied by the materialised order.
+	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + postColumns +
+		", c.score, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
+		pl.where.sql + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
+	args = append(args, pl.where.args...)
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+}
+
+// selectFrom is the SELECT of a search page through driver d, up to the
+// end of its WHERE clause; keys are the two key columns to select.
+func selectFrom(d access, pl plan, keys string) (string, []any) {
+	var args []any
+	sqlText := "SELECT " + postColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.sql
+	args = append(args, d.cond.args...)
+	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ? AND " + pl.where.sql
+	args = append(args, pl.lo, pl.hi)
+	args = append(args, pl.where.args...)
+	return sqlText, args
+}
+
+// smallest counts the rows of each candidate driver, up to limit each, and
+// returns the driver with the fewest and its count (limit meaning "at
+// least limit").
+func (s *Store) smallest(ctx context.Context, pl plan, cands []access, limit int) (access, int64, error) {
+	best, bestN := cands[0], int64(limit)+1
+	for _, d := range cands {
+		q := "SELECT count(*) FROM (SELECT 1 FROM " + d.est + " WHERE " + d.cond.sql +
+			" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? LIMIT ?)"
+		args := append(append([]any{}, d.cond.args...), pl.lo, pl.hi, limit)
+		var n int64
+		if err := s.read.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return best, 0, fmt.Errorf("sqlite: search: estimate %s: %w", d.name, err)
+		}
+		if n < bestN {
+			best, bestN = d, n
+		}
+		if n < estimateStop {
+			break
+		}
+	}
+	return best, min(bestN, int64(limit)), nil
 }
 
 // searchPage runs a compiled search. Compiled statements vary with the

@@ -1,0 +1,221 @@
+package sqlite
+
+import (
+	"fmt"
+	"strings"
+
+	"roost/search"
+)
+
+// Query planning. A search is one SQL statement: a driver enumerates
+// candidate rows in id order (a superset of the matches), and the exact
+// condition of the whole query (search_compile.go) filters them.
+//
+// Drivers, from the conditions at the top level of the query (children of
+// the root And, outside any Not or Or):
+//   - fts: the FTS5 expression of every full-text condition (words,
+//     phrases, url:, and And/Or groups of them), rowid = post id;
+//   - author (from:), tag (#tag, $tag), mention (@user), conversation
+//     (conversation_id:), quoted (quoted_tweet_id:), reply
+//     (in_reply_to_tweet_id:): B-tree ranges ordered by post id;
+//   - faves (min_faves:N): index posts_faves, not in id order, so taken
+//     only when counted small;
+//   - scan: posts by id, or for Top posts by score (index posts_score).
+//
+// Every driver is bounded by the query's id range: since_id:/max_id:, the
+// page cursor, and since:/until: turned into snowflake id bounds while the
+// database holds no post whose id disagrees with its time (table
+// search_time_outliers, kept by triggers of migration 0002).
+//
+// Choice, by capped counts of the candidate drivers' rows (each count reads
+// at most estimateCap index entries and never the posts table):
+//   - Latest: the driver with the fewest rows; ordered by id it stops after
+//     limit+1 matches, so its cost is at most its row count and, when the
+//     other conditions are common, about limit+1 rows;
+//   - Top: when some driver has fewer than topSetCap rows, all its matches
+//     are sorted by score; otherwise the matches are common (at least
+//     topSetCap of them) and posts are scanned by score, stopping after
+//     limit+1 matches.
+const (
+	estimateCap  = 2000
+	topSetCap    = 20000
+	estimateStop = 100 // a driver this small is taken without counting others
+)
+
+// access is one driver: how to enumerate candidate rows in id order.
+type access struct {
+	name string
+	from string // FROM clause binding posts as p
+	key  string // column equal to p.id, in whose order rows come
+	cond cond   // the driver's own condition (over the tables of from)
+	est  string // FROM clause of the count: the driver without posts
+	ekey string // key column in est
+	// sorted marks a driver whose rows do not come in id order (a range
+	// of another column): it is used only when counted small, and its
+	// rows are sorted.
+	sorted bool
+}
+
+var (
+	scanAccess = access{name: "scan", from: "posts p", key: "p.id", cond: condTrue, est: "posts p", ekey: "p.id"}
+	// rangeAccess is the scan of an id range, a Top candidate when the
+	// query bounds ids or times.
+	rangeAccess = access{name: "range", from: "posts p", key: "p.id", cond: condTrue, est: "posts p", ekey: "p.id"}
+)
+
+// plan is a compiled query.
+type plan struct {
+	where   cond     // exact condition over p
+	drivers []access // candidate drivers (scan excluded)
+	lo, hi  int64    // id bounds: lo < id <= hi
+	never   bool     // some top-level condition can never hold
+}
+
+func (c *compiler) plan(q *search.Query) (plan, error) {
+	pl := plan{lo: 0, hi: maxInt64}
+	var conds []cond
+	if q.Reposts == search.RepostsExcluded {
+		conds = append(conds, cond{sql: "p.repost_of_id = 0"})
+	}
+	var kids []search.Node
+	switch n := q.Root.(type) {
+	case nil:
+	case search.And:
+		kids = n.Children
+	default:
+		kids = []search.Node{n}
+	}
+	var fts []string
+	var times []search.TimeBound
+	for _, k := range kids {
+		x, err := c.cond(k)
+		if err != nil {
+			return pl, err
+		}
+		if x.sql == condFalse.sql {
+			pl.never = true
+		}
+		conds = append(conds, x)
+		if m, ok := ftsExpr(k); ok {
+			fts = append(fts, m)
+			continue
+		}
+		switch k := k.(type) {
+		case search.IDBound:
+			if k.Max {
+				pl.hi = min(pl.hi, k.ID)
+			} else {
+				pl.lo = max(pl.lo, k.ID)
+			}
+		case search.TimeBound:
+			times = append(times, k)
+		default:
+			if d, ok := c.driver(k, x); ok {
+				pl.drivers = append(pl.drivers, d)
+			}
+		}
+	}
+	if len(fts) > 0 {
+		pl.drivers = append(pl.drivers, access{
+			name: "fts", from: "posts_fts f CROSS JOIN posts p ON p.id = f.rowid", key: "f.rowid",
+			cond: cond{sql: "f.posts_fts MATCH ?", args: []any{strings.Join(fts, " AND ")}},
+			est:  "posts_fts f", ekey: "f.rowid",
+		})
+	}
+	if len(times) > 0 {
+		if err := c.timeBounds(&pl, times); err != nil {
+			return pl, err
+		}
+	}
+	if len(conds) == 0 {
+		conds = append(conds, condTrue)
+	}
+	pl.where = join(conds, " AND ")
+	return pl, nil
+}
+
+// driver returns the index driver of a top-level condition, if it has one;
+// x is its compiled condition.
+func (c *compiler) driver(n search.Node, x cond) (access, bool) {
+	posts := func(name, index, col string) access {
+		from := "posts p INDEXED BY " + index
+		return access{name: name, from: from, key: "p.id", est: from, ekey: "p.id",
+			cond: cond{sql: "p." + col + " = ? AND p." + col + " != 0", args: x.args[len(x.args)-1:]}}
+	}
+	switch n := n.(type) {
+	case search.From:
+		if len(x.args) == 0 {
+			return access{}, false
+		}
+		from := "posts p INDEXED BY posts_author"
+		return access{name: "author", from: from, key: "p.id", est: from, ekey: "p.id", cond: x}, true
+	case search.Hashtag, search.Cashtag:
+		return access{name: "tag", from: "post_tags t CROSS JOIN posts p ON p.id = t.post_id", key: "t.post_id",
+			cond: cond{sql: "t.tag = ?", args: x.args}, est: "post_tags t", ekey: "t.post_id"}, true
+	case search.Mention:
+		return access{name: "mention", from: "post_mentions m CROSS JOIN posts p ON p.id = m.post_id", key: "m.post_id",
+			cond: cond{sql: "m.name = ?", args: x.args}, est: "post_mentions m", ekey: "m.post_id"}, true
+	case search.MinCount:
+		if n.Kind != search.Faves {
+			return access{}, false
+		}
+		from := "posts p INDEXED BY posts_faves"
+		return access{name: "faves", from: from, key: "p.id", est: from, ekey: "p.id", cond: x, sorted: true}, true
+	case search.Ref:
+		switch n.Kind {
+		case search.RefConversation:
+			from := "posts p INDEXED BY posts_conversation"
+			return access{name: "conversation", from: from, key: "p.id", est: from, ekey: "p.id", cond: x}, true
+		case search.RefQuotedTweet:
+			return posts("quoted", "posts_quoted", "quoted_id"), true
+		case search.RefInReplyTo:
+			return posts("reply", "posts_reply_to", "reply_to_id"), true
+		}
+	}
+	return access{}, false
+}
+
+// Snowflake ids: milliseconds since snowflakeEpochMS above bit 22.
+const (
+	snowflakeEpochMS = 1288834974657
+	snowflakeShift   = 22
+	// timeSlackMS is how far a post's time may be from its id's time and
+	// still not be an outlier (migration 0002: one second).
+	timeSlackMS = 1000
+)
+
+// timeBounds narrows the id range by since:/until: when every stored post's
+// id agrees with its time.
+func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
+	var outliers int
+	if err := c.s.read.QueryRowContext(c.ctx, `SELECT EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
+		return fmt.Errorf("sqlite: search: time bounds: %w", err)
+	}
+	if outliers != 0 {
+		return nil
+	}
+	for _, t := range times {
+		ms := t.T.UnixMilli()
+		if t.Since {
+			// created_at >= T: the id's time is at least T - slack.
+			pl.lo = max(pl.lo, snowflakeFloor(ms-timeSlackMS)-1)
+		} else {
+			// created_at < T: the id's time is below T + slack.
+			pl.hi = min(pl.hi, snowflakeFloor(ms+timeSlackMS)-1)
+		}
+	}
+	return nil
+}
+
+// snowflakeFloor is the least snowflake id of millisecond ms, clamped to
+// [0, maxInt64].
+func snowflakeFloor(ms int64) int64 {
+	d := ms - snowflakeEpochMS
+	switch {
+	case d <= 0:
+		return 0
+	case d >= 1<<(63-snowflakeShift):
+		return maxInt64
+	}
+	return d << snowflakeShift
+}

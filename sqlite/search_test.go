@@ -1,0 +1,120 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"roost/search"
+	"roost/searchtest"
+	"roost/social"
+)
+
+// TestSearch checks Search against the brute-force reference: the vector
+// file, random operator combinations, and walks while writing.
+func TestSearch(t *testing.T) {
+	searchtest.Run(t, openTest(t))
+}
+
+func TestTokensMatch(t *testing.T) {
+	for _, c := range []struct {
+		index, pattern string
+		want           bool
+	}{
+		{"the cat sat", "cat", true},
+		{"the cats sat", "cat", false},
+		{"concat cat", "cat", true},
+		{"the cat sat", "the * sat", true},
+		{"the cat sat", "the * cat", false},
+		{"a b c d", "a * * d", true},
+		{"", "a", false},
+		{"a", "", false},
+	} {
+		if got := tokensMatch(c.index, c.pattern); got != c.want {
+			t.Errorf("tokensMatch(%q, %q) = %v, want %v", c.index, c.pattern, got, c.want)
+		}
+	}
+}
+
+func TestURLContains(t *testing.T) {
+	for _, c := range []struct {
+		url, sub string
+		want     bool
+	}{
+		{"https://GitHub.com/x", "github.com", true},
+		{"https://x.com/sofia-dev", "sofia_dev", true},
+		{"https://x.com/sofia_dev", "sofia_dev", true},
+		{"https://x.com/sofia_dev", "sofia-dev", false},
+		{"https://x.com/a", "b.com", false},
+	} {
+		if got := urlContains(c.url, c.sub); got != c.want {
+			t.Errorf("urlContains(%q, %q) = %v, want %v", c.url, c.sub, got, c.want)
+		}
+	}
+}
+
+func TestFTSURL(t *testing.T) {
+	for _, c := range []struct{ sub, want string }{
+		{"github.com", `urls : "com" *`},
+		{"/status/12", `urls : "status 12" *`},
+		{"news.example.com/", `urls : "example com"`},
+		{"github", ""},
+		{"é.com", ""},
+	} {
+		got, ok := ftsURL(c.sub)
+		if !ok {
+			got = ""
+		}
+		if got != c.want {
+			t.Errorf("ftsURL(%q) = %q, want %q", c.sub, got, c.want)
+		}
+	}
+}
+
+func TestSnowflakeFloor(t *testing.T) {
+	if got := snowflakeFloor(snowflakeEpochMS - 5); got != 0 {
+		t.Errorf("before the epoch: %d", got)
+	}
+	if got := snowflakeFloor(snowflakeEpochMS + 1); got != 1<<snowflakeShift {
+		t.Errorf("epoch + 1 ms: %d", got)
+	}
+	if got := snowflakeFloor(1 << 62); got != maxInt64 {
+		t.Errorf("far future: %d", got)
+	}
+}
+
+// TestSearchMarksOnly: a token of combining marks only is no FTS5 term but
+// still matches exactly.
+func TestSearchMarksOnly(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "aa"}}, Posts: []social.Post{
+		{ID: 10, AuthorID: 1, CreatedAt: now, Text: "abc \u0903 xyz"},
+		{ID: 11, AuthorID: 1, CreatedAt: now, Text: "abc\u0903d xyz"},
+	}}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  []int64
+	}{{"\u0903", []int64{10}}, {"abc", []int64{10}}, {"abc\u0903d", []int64{11}}, {`"abc * xyz"`, []int64{10}}} {
+		q, err := search.Parse(c.query, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := s.Search(ctx, q, social.Latest, social.PageReq{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, p := range pg.Items {
+			got = append(got, p.ID)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %v, want %v", c.query, got, c.want)
+		}
+	}
+}
