@@ -124,6 +124,8 @@ type Store interface {
 	Accounts
 	// Counts reports how many values of each kind are stored.
 	Counts(ctx context.Context) (map[string]int64, error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
 	// Close releases the database.
 	Close() error
 }

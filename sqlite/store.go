@@ -81,9 +81,9 @@ func dsn(path string, readOnly bool) string {
 		"journal_mode(WAL)",
 		"synchronous(FULL)",
 		"foreign_keys(OFF)",
-		"cache_size(-65536)",
+		"cache_size(-16384)",
 		"temp_store(MEMORY)",
-		"mmap_size(268435456)",
+		"mmap_size(0)",
 	}
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
@@ -146,6 +146,14 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 		return nil, fmt.Errorf("sqlite: query: %w", err)
 	}
 	return rows, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
 }
 
 // Counts reports how many values of each kind are stored.

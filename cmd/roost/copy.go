@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+
+	"roost/transfer"
+)
+
+func cmdCopy(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "copy", "copy --from DB --to DB")
+	from := fs.String("from", "", "database to copy: SQLite file path or postgres:// URL (required)")
+	to := fs.String("to", "", "database to copy into, created or migrated as needed (required)")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *from == "" || *to == "" {
+		return usageError("--from and --to are both required")
+	}
+	if *from == *to {
+		return usageError("--from and --to name the same database")
+	}
+	src, err := openStore(ctx, *from, e.log)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := openStore(ctx, *to, e.log)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	source, ok := src.(transfer.Source)
+	if !ok {
+		return fmt.Errorf("copy: %s cannot be read whole", *from)
+	}
+	dest, ok := dst.(transfer.Destination)
+	if !ok {
+		return fmt.Errorf("copy: %s cannot take a copy", *to)
+	}
+	var progress io.Writer
+	if isTerminal(e.stderr) {
+		progress = e.stderr
+	}
+	sent, err := transfer.Copy(ctx, source, dest, progress)
+	if err != nil {
+		return err
+	}
+	after, err := dst.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "TABLE\tCOPIED\tIN DESTINATION\t")
+	names := make([]string, 0, len(after))
+	for n := range after {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", n, sent[n], after[n])
+	}
+	return tw.Flush()
+}

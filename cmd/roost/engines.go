@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"roost/billing"
+	"roost/postgres"
+	"roost/social"
+)
+
+func openPostgres(ctx context.Context, url string, log *slog.Logger) (social.Store, error) {
+	return postgres.Open(ctx, url, log)
+}
+
+// newLimiter picks the rate limiter for a store: PostgreSQL keeps the
+// counters in the database so that every replica sees the same limits; a
+// SQLite file is served by one process, which keeps them in memory.
+func newLimiter(s social.Store) (billing.Limiter, error) {
+	if pg, ok := s.(*postgres.Store); ok {
+		return pg.Limiter(), nil
+	}
+	return billing.NewMemoryLimiter(0, nil), nil
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"roost/gen"
+	"roost/social"
+)
+
+func cmdGen(ctx context.Context, e *env, args []string) error {
+	def := gen.DefaultConfig()
+	fs := newFlags(e, "gen", "gen --db DB [--seed N] [--users N] [--posts N]")
+	db := fs.String("db", "", "database to write into: SQLite file path or postgres:// URL (required)")
+	seed := fs.Int64("seed", def.Seed, "random seed; the same seed and sizes give the same network")
+	users := fs.Int("users", def.Users, "number of accounts")
+	posts := fs.Int("posts", def.Posts, "number of posts of every kind (replies, quotes, reposts included)")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *db == "" {
+		return usageError("--db is required")
+	}
+	if *users <= 0 || *posts <= 0 {
+		return usageError("--users and --posts must be more than 0")
+	}
+	s, err := openStore(ctx, *db, e.log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sum, err := generate(ctx, e, s, gen.Config{Seed: *seed, Users: *users, Posts: *posts})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sum)
+}
+
+// generate writes a network and reports progress on stderr.
+func generate(ctx context.Context, e *env, w social.Writer, cfg gen.Config) (gen.Summary, error) {
+	start := time.Now()
+	p := newBar(e.stderr, "generating", int64(cfg.Posts), "posts")
+	sum, err := gen.Generate(ctx, w, cfg, func(n int) { p.Set(int64(n)) })
+	p.Finish()
+	if err != nil {
+		return sum, fmt.Errorf("generate: %w", err)
+	}
+	el := time.Since(start)
+	fmt.Fprintf(e.stderr, "generated %d users and %d posts in %s (%.0f posts/s)\n",
+		sum.Users, sum.Posts, el.Round(time.Millisecond), float64(sum.Posts)/el.Seconds())
+	return sum, nil
+}
+

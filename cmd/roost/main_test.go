@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from a running command while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// roost runs the command line in-process.
+func roost(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb syncBuffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpAndUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string // in stdout for 0, stderr otherwise
+	}{
+		{[]string{"--help"}, 0, "Commands:"},
+		{[]string{}, 2, "Commands:"},
+		{[]string{"nope"}, 2, `unknown command "nope"`},
+		{[]string{"serve", "--help"}, 0, "-addr"},
+		{[]string{"gen", "--help"}, 0, "-posts"},
+		{[]string{"import", "--help"}, 0, "-strict"},
+		{[]string{"keys", "--help"}, 0, "create --credits USD"},
+		{[]string{"copy", "--help"}, 0, "-from"},
+		{[]string{"bench", "--help"}, 0, "-requests"},
+		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"gen"}, 2, "--db is required"},
+		{[]string{"gen", "--db", "x.db", "--posts", "-1"}, 2, "must be more than 0"},
+		{[]string{"keys"}, 2, "missing subcommand"},
+		{[]string{"keys", "create", "--db", "x.db"}, 2, "--credits is required"},
+		{[]string{"keys", "create", "--db", "x.db", "--credits", "1.0000001"}, 2, "more than 6 decimals"},
+		{[]string{"keys", "create", "--db", "x.db", "--credits", "-3"}, 2, "not a plain decimal"},
+		{[]string{"import", "--db", "x.db"}, 2, "no files to import"},
+		{[]string{"import", "--db", "x.db", "--format", "csv", "f"}, 2, `unknown --format "csv"`},
+		{[]string{"copy", "--from", "a.db"}, 2, "--from and --to are both required"},
+		{[]string{"serve", "--price", "0"}, 2, "--price must be more than 0"},
+		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			code, out, errOut := roost(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, out, errOut)
+			}
+			got := out
+			if c.code != 0 {
+				got = errOut
+			}
+			if !strings.Contains(got, c.want) {
+				t.Fatalf("output lacks %q:\nstdout: %s\nstderr: %s", c.want, out, errOut)
+			}
+		})
+	}
+}
+
+func TestKeysLifecycle(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	code, key, errOut := roost(t, "keys", "create", "--db", db, "--credits", "2.5", "--name", "ci")
+	if code != 0 {
+		t.Fatalf("create: %d %s", code, errOut)
+	}
+	key = strings.TrimSpace(key)
+	if !regexp.MustCompile(`^roost_[0-9A-Za-z]{43}$`).MatchString(key) {
+		t.Fatalf("create printed %q, want only the key", key)
+	}
+	code, out, _ := roost(t, "keys", "topup", "--db", db, "--id", "1", "--credits", "0.000001")
+	if code != 0 || !strings.Contains(out, "balance 2.500001 USD") {
+		t.Fatalf("topup: %d %q", code, out)
+	}
+	code, out, _ = roost(t, "keys", "list", "--db", db)
+	if code != 0 || !strings.Contains(out, "ci") || !strings.Contains(out, "2.500001") || !strings.Contains(out, key[:10]) || strings.Contains(out, key) {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	if code, _, errOut = roost(t, "keys", "revoke", "--db", db, "--id", "1"); code != 0 {
+		t.Fatalf("revoke: %s", errOut)
+	}
+	if _, out, _ = roost(t, "keys", "list", "--db", db); !strings.Contains(out, "revoked") {
+		t.Fatalf("list after revoke:\n%s", out)
+	}
+	if code, _, errOut = roost(t, "keys", "revoke", "--db", db, "--id", "9"); code != 1 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("revoke unknown: %d %s", code, errOut)
+	}
+}
+
+func TestGenPrintsSummary(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "g.db")
+	code, out, errOut := roost(t, "gen", "--db", db, "--users", "300", "--posts", "3000", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("gen: %d %s", code, errOut)
+	}
+	var sum struct {
+		Posts    int64             `json:"posts"`
+		Users    int64             `json:"users"`
+		Examples map[string]string `json:"examples"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	if sum.Posts != 3000 || sum.Users != 300 {
+		t.Fatalf("counts %+v", sum)
+	}
+	for _, k := range []string{"user_id", "username", "protected_user_id", "shadow_banned_username",
+		"organization_user_id", "thread_id", "community_id", "list_id", "post_id"} {
+		if sum.Examples[k] == "" {
+			t.Errorf("examples lack %s: %v", k, sum.Examples)
+		}
+	}
+}
+
+// serve starts `roost serve` in-process and returns its base URL and
+// stderr; the server stops when the test ends.
+func serve(t *testing.T, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, &errb)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errb.String())
+		}
+	})
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(errb.String()); m != nil {
+			return m[1], &errb
+		}
+		select {
+		case code := <-done:
+			done <- code
+			t.Fatalf("serve exited %d: %s", code, errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start: %s", errb.String())
+	return "", nil
+}
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeDemoOnceThenReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates the 100,000-post demo network")
+	}
+	t.Chdir(t.TempDir())
+	base, errb := serve(t)
+	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(errb.String())
+	if key == nil {
+		t.Fatalf("no demo key printed:\n%s", errb.String())
+	}
+	user := regexp.MustCompile(`query=from:(\w+)'`).FindStringSubmatch(errb.String())
+	if user == nil {
+		t.Fatalf("no ready search line printed:\n%s", errb.String())
+	}
+	for _, prefix := range []string{"/social", "/twitter"} {
+		code, body := get(t, base+prefix+"/search?query=from:"+user[1], key[1])
+		if code != http.StatusOK || !strings.Contains(body, `"screen_name":"`+user[1]+`"`) {
+			t.Fatalf("%s search: %d %.300s", prefix, code, body)
+		}
+	}
+	code, body := get(t, base+"/user/balance", key[1])
+	if code != http.StatusOK || !strings.Contains(body, "balance_usd") {
+		t.Fatalf("balance: %d %s", code, body)
+	}
+}
+
+func TestServeSecondStartMakesNoKey(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "200", "--posts", "2000"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, key, _ := roost(t, "keys", "create", "--db", db, "--credits", "1")
+	if code != 0 {
+		t.Fatal("keys create failed")
+	}
+	base, errb := serve(t, "--db", db)
+	if strings.Contains(errb.String(), "export KEY=") {
+		t.Fatalf("a database with data got a demo key:\n%s", errb.String())
+	}
+	code, body := get(t, base+"/social/search?query=the", strings.TrimSpace(key))
+	if code != http.StatusOK {
+		t.Fatalf("search: %d %s", code, body)
+	}
+	if code, _ := get(t, base+"/social/search?query=the", "roost_wrong"); code != http.StatusUnauthorized {
+		t.Fatalf("bad key: %d", code)
+	}
+}

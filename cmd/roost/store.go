@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"roost/social"
+	"roost/sqlite"
+)
+
+// defaultDB is the SQLite file used when --db is not given.
+const defaultDB = "roost.db"
+
+// isPostgres reports whether a --db value names a PostgreSQL database.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openStore opens the engine a --db value names.
+func openStore(ctx context.Context, db string, log *slog.Logger) (social.Store, error) {
+	if db == "" {
+		return nil, usageError("--db is required")
+	}
+	if isPostgres(db) {
+		return openPostgres(ctx, db, log)
+	}
+	return sqlite.Open(ctx, db, log)
+}

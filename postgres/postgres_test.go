@@ -1,0 +1,184 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"roost/social"
+	"roost/storetest"
+)
+
+// freshURL is a URL of a new, empty schema of the test database.
+func freshURL(t *testing.T) string {
+	return storetest.FreshSchema(t, storetest.PostgresURL(t))
+}
+
+func open(t *testing.T, u string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConcurrentMigrations(t *testing.T) {
+	u := freshURL(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(context.Background(), u, nil)
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+	s := open(t, u)
+	var n int
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := migrations()
+	if n != len(steps) {
+		t.Errorf("%d migrations recorded, want %d", n, len(steps))
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, u := range []string{"", "   ", "postgres://%zz"} {
+		if _, err := Open(ctx, u, nil); !errors.Is(err, social.ErrInvalid) {
+			t.Errorf("Open(%q): %v, want ErrInvalid", u, err)
+		}
+	}
+	base, _ := url.Parse(storetest.PostgresURL(t))
+	q := base.Query()
+	q.Set("search_path", "roost_no_such_schema")
+	base.RawQuery = q.Encode()
+	if _, err := Open(ctx, base.String(), nil); err == nil {
+		t.Errorf("Open with a missing schema succeeded")
+	}
+}
+
+func TestLimiterAcrossReplicas(t *testing.T) {
+	u := freshURL(t)
+	a, b := open(t, u).Limiter(), open(t, u).Limiter()
+	now := time.Date(2025, 1, 1, 10, 0, 15, 0, time.UTC)
+	a.now = func() time.Time { return now }
+	b.now = a.now
+	ctx := context.Background()
+	for i, l := range []*Limiter{a, b, a} {
+		ok, _, err := l.Allow(ctx, 7, 3)
+		if err != nil || !ok {
+			t.Fatalf("request %d refused: %v", i, err)
+		}
+	}
+	ok, retry, err := b.Allow(ctx, 7, 3)
+	if err != nil || ok || retry != 45*time.Second {
+		t.Errorf("4th request in a minute: ok=%v retry=%v err=%v; want refused, retry 45s", ok, retry, err)
+	}
+	if ok, _, _ := a.Allow(ctx, 8, 3); !ok {
+		t.Errorf("another key was limited")
+	}
+	if ok, _, _ := a.Allow(ctx, 7, 0); !ok {
+		t.Errorf("no limit refused")
+	}
+	now = now.Add(time.Minute)
+	if ok, _, _ := b.Allow(ctx, 7, 3); !ok {
+		t.Errorf("refused in the next minute")
+	}
+}
+
+func TestConnectionLoss(t *testing.T) {
+	base, _ := url.Parse(freshURL(t))
+	q := base.Query()
+	app := "roost_loss_" + base.Query().Get("search_path")
+	q.Set("application_name", app)
+	base.RawQuery = q.Encode()
+	s := open(t, base.String())
+	ctx := context.Background()
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: sha256.Sum256([]byte("k"))}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killer := open(t, storetest.PostgresURL(t))
+	kill := func() int {
+		var n int
+		if err := killer.pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE application_name = $1`, app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// A request in flight fails.
+	inFlight := make(chan error, 1)
+	go func() {
+		_, err := s.pool.Exec(ctx, `SELECT pg_sleep(10)`)
+		inFlight <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if n := kill(); n == 0 {
+		t.Fatalf("no connection of the store to terminate")
+	}
+	select {
+	case err := <-inFlight:
+		if err == nil {
+			t.Errorf("the request in flight succeeded")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the request in flight did not fail")
+	}
+
+	// Debits while connections die: every answered debit is charged, no
+	// failed one is, and the store recovers by itself.
+	taken := 0
+	for i := range 40 {
+		if i%10 == 5 {
+			kill()
+		}
+		_, err := s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "r", Amount: 3})
+		if err == nil {
+			taken++
+		} else if errors.Is(err, social.ErrInsufficientBalance) {
+			t.Fatalf("debit refused: %v", err)
+		}
+	}
+	if taken < 30 {
+		t.Errorf("only %d of 40 debits went through: the store does not recover", taken)
+	}
+	var got social.APIKey
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err = s.Key(ctx, k.ID)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("no recovery: %v", err)
+	}
+	if got.Balance != 1000-3*int64(taken) {
+		t.Errorf("balance %d after %d debits of 3 from 1000", got.Balance, taken)
+	}
+	led, _ := s.Ledger(ctx, k.ID)
+	if len(led) != 1+taken {
+		t.Errorf("%d ledger rows for %d debits", len(led), taken)
+	}
+}

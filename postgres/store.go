@@ -1,0 +1,166 @@
+// Package postgres is roost's shared store: one PostgreSQL database (or one
+// schema of it) used by any number of roost processes at once, through a
+// pgxpool pool. It behaves like package sqlite in every respect the
+// social.Store interface describes; the schema is migrated on open under an
+// advisory lock, bulk writes go through COPY, and full-text search uses a
+// GIN-indexed tsvector of tokens folded in Go exactly as SQLite folds them.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"roost/social"
+)
+
+// Store is a social.Store on PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+	name string // the database for logs, without credentials
+}
+
+var _ social.Store = (*Store)(nil)
+
+// Open connects to the database at url (postgres://… or a key=value
+// connection string) and migrates it to the current schema. Tables live in
+// the first schema of the URL's search_path (default: public). Several
+// processes may open the same database at once.
+func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if strings.TrimSpace(url) == "" {
+		return nil, fmt.Errorf("postgres: empty database URL: %w", social.ErrInvalid)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse database URL: %w", social.ErrInvalid)
+	}
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "roost"
+	}
+	if cfg.MaxConnLifetime == time.Hour { // pgxpool's default: keep connections longer
+		cfg.MaxConnLifetime = 4 * time.Hour
+	}
+	name := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	if sp := cfg.ConnConfig.RuntimeParams["search_path"]; sp != "" {
+		name += "?search_path=" + sp
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to %s: %w", name, err)
+	}
+	s := &Store{pool: pool, log: log, name: name}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Pool is the store's connection pool, for tools and tests that need SQL
+// the store does not offer.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// countedTables are the tables Counts reports, as in package sqlite.
+var countedTables = []string{"users", "posts", "follows", "reposts", "affiliations", "highlights",
+	"lists", "list_members", "list_subscribers", "communities", "community_members", "api_keys", "ledger"}
+
+// Counts reports how many values of each kind are stored.
+func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
+	out := make(map[string]int64, len(countedTables))
+	for _, t := range countedTables {
+		var n int64
+		if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+			return nil, fmt.Errorf("postgres: count %s: %w", t, err)
+		}
+		out[t] = n
+	}
+	return out, nil
+}
+
+// micros converts a time to the stored Unix microseconds (0 for the zero time).
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+// fromMicros converts stored Unix microseconds to a UTC time.
+func fromMicros(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+const maxInt64 = int64(^uint64(0) >> 1)
+
+// after returns the keyset bound of a request: the key to continue after,
+// or a start value that lies beyond every real key.
+func after(p social.PageReq, start int64) (int64, int64) {
+	if p.After == nil {
+		return start, start
+	}
+	return p.After.Sort, p.After.ID
+}
+
+// limit is the page size a request asks for, never negative.
+func limit(p social.PageReq) int { return max(p.Limit, 0) }
+
+// collectPage reads up to lim items from rows, which hold lim+1 rows at
+// most; scan reads one item and its keyset key. A row beyond lim means a
+// next page exists, starting after the last item kept.
+func collectPage[T any](rows pgx.Rows, lim int, scan func(pgx.Rows, *social.Key) (T, error)) (social.Page[T], error) {
+	defer rows.Close()
+	page := social.Page[T]{Items: make([]T, 0, lim)}
+	var last social.Key
+	for rows.Next() {
+		var k social.Key
+		item, err := scan(rows, &k)
+		if err != nil {
+			return page, err
+		}
+		if len(page.Items) == lim {
+			page.Next = &last
+			break
+		}
+		page.Items = append(page.Items, item)
+		last = k
+	}
+	if err := rows.Err(); err != nil {
+		return social.Page[T]{}, fmt.Errorf("postgres: query: %w", err)
+	}
+	return page, nil
+}
+
+// notFound maps pgx.ErrNoRows to social.ErrNotFound naming what is missing.
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, social.ErrNotFound)
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"roost/social"
+)
+
+// roleRank orders community roles: admins first.
+func roleRank(role string) (int64, error) {
+	switch role {
+	case social.RoleAdmin:
+		return 0, nil
+	case social.RoleModerator:
+		return 1, nil
+	case social.RoleMember:
+		return 2, nil
+	}
+	return 0, fmt.Errorf("postgres: write: community role %q: %w", role, social.ErrInvalid)
+}
+
+// memberSortKey is community_members.sort_key (see the schema).
+func memberSortKey(rank, joinedMicros int64) int64 { return (2-rank)<<52 | joinedMicros }
+
+// pairSpec is a relation table keyed by a pair of ids with a time.
+func pairSpec(table, a, b, at string) *upsertSpec {
+	return &upsertSpec{
+		stage:    "stage_" + table,
+		table:    table,
+		cols:     cols("bigint", a, b, at),
+		conflict: "ON CONFLICT (" + a + ", " + b + ") DO UPDATE SET " + at + " = excluded." + at,
+	}
+}
+
+var (
+	upsertFollow         = pairSpec("follows", "follower_id", "followee_id", "created_at")
+	upsertRepost         = pairSpec("reposts", "post_id", "user_id", "created_at")
+	upsertAffiliation    = pairSpec("affiliations", "org_id", "user_id", "created_at")
+	upsertHighlight      = pairSpec("highlights", "user_id", "post_id", "created_at")
+	upsertListMember     = pairSpec("list_members", "list_id", "user_id", "created_at")
+	upsertListSubscriber = pairSpec("list_subscribers", "list_id", "user_id", "created_at")
+)
+
+var upsertList = &upsertSpec{
+	stage: "stage_lists", table: "lists",
+	cols: concat(cols("bigint", "id", "owner_id"), cols("text", "name", "description", "mode"),
+		cols("bigint", "created_at", "member_count", "subscriber_count"), cols("text", "banner_url")),
+	conflict: "ON CONFLICT (id) DO UPDATE SET " + setExcluded("owner_id", "name", "description", "mode",
+		"created_at", "member_count", "subscriber_count", "banner_url"),
+}
+
+var upsertCommunity = &upsertSpec{
+	stage: "stage_communities", table: "communities",
+	cols: concat(cols("bigint", "id"), cols("text", "name", "description"),
+		cols("bigint", "creator_id", "created_at", "pinned_post_id", "member_count")),
+	conflict: "ON CONFLICT (id) DO UPDATE SET " + setExcluded("name", "description", "creator_id",
+		"created_at", "pinned_post_id", "member_count"),
+}
+
+var upsertCommunityMember = &upsertSpec{
+	stage: "stage_community_members", table: "community_members",
+	cols: concat(cols("bigint", "community_id", "user_id"), cols("text", "role"),
+		cols("bigint", "joined_at", "sort_key")),
+	conflict: "ON CONFLICT (community_id, user_id) DO UPDATE SET " + setExcluded("role", "joined_at", "sort_key"),
+}
+
+// lastWins keeps, for each key, the last row with it, in the order keys
+// first appear: applying the rows one by one would leave the same state.
+func lastWins[K comparable](n int, key func(i int) K, row func(i int) []any) [][]any {
+	at := make(map[K]int, n)
+	var order []K
+	for i := 0; i < n; i++ {
+		k := key(i)
+		if _, ok := at[k]; !ok {
+			order = append(order, k)
+		}
+		at[k] = i
+	}
+	out := make([][]any, len(order))
+	for j, k := range order {
+		out[j] = row(at[k])
+	}
+	return out
+}
+
+type pair struct{ a, b int64 }
+
+// writeRelations writes the relations, lists and communities of a batch.
+func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch) error {
+	type job struct {
+		spec *upsertSpec
+		rows [][]any
+	}
+	jobs := []job{
+		{upsertFollow, lastWins(len(b.Follows), func(i int) pair { return pair{b.Follows[i].FollowerID, b.Follows[i].FolloweeID} },
+			func(i int) []any { f := b.Follows[i]; return []any{f.FollowerID, f.FolloweeID, micros(f.CreatedAt)} })},
+		{upsertRepost, lastWins(len(b.Reposts), func(i int) pair { return pair{b.Reposts[i].PostID, b.Reposts[i].UserID} },
+			func(i int) []any { r := b.Reposts[i]; return []any{r.PostID, r.UserID, micros(r.CreatedAt)} })},
+		{upsertAffiliation, lastWins(len(b.Affiliations), func(i int) pair { return pair{b.Affiliations[i].OrgID, b.Affiliations[i].UserID} },
+			func(i int) []any { a := b.Affiliations[i]; return []any{a.OrgID, a.UserID, micros(a.CreatedAt)} })},
+		{upsertHighlight, lastWins(len(b.Highlights), func(i int) pair { return pair{b.Highlights[i].UserID, b.Highlights[i].PostID} },
+			func(i int) []any { h := b.Highlights[i]; return []any{h.UserID, h.PostID, micros(h.CreatedAt)} })},
+		{upsertList, lastWins(len(b.Lists), func(i int) int64 { return b.Lists[i].ID },
+			func(i int) []any {
+				l := b.Lists[i]
+				mode := l.Mode
+				if mode == "" {
+					mode = "Public"
+				}
+				return []any{l.ID, l.OwnerID, l.Name, l.Description, mode, micros(l.CreatedAt), l.MemberCount,
+					l.SubscriberCount, l.BannerURL}
+			})},
+		{upsertListMember, lastWins(len(b.ListMembers), func(i int) pair { return pair{b.ListMembers[i].ListID, b.ListMembers[i].UserID} },
+			func(i int) []any { m := b.ListMembers[i]; return []any{m.ListID, m.UserID, micros(m.CreatedAt)} })},
+		{upsertListSubscriber, lastWins(len(b.ListSubscribers), func(i int) pair { return pair{b.ListSubscribers[i].ListID, b.ListSubscribers[i].UserID} },
+			func(i int) []any { m := b.ListSubscribers[i]; return []any{m.ListID, m.UserID, micros(m.CreatedAt)} })},
+		{upsertCommunity, lastWins(len(b.Communities), func(i int) int64 { return b.Communities[i].ID },
+			func(i int) []any {
+				c := b.Communities[i]
+				return []any{c.ID, c.Name, c.Description, c.CreatorID, micros(c.CreatedAt), c.PinnedPostID, c.MemberCount}
+			})},
+		{upsertCommunityMember, lastWins(len(b.CommunityMembers), func(i int) pair {
+			return pair{b.CommunityMembers[i].CommunityID, b.CommunityMembers[i].UserID}
+		}, func(i int) []any {
+			m := b.CommunityMembers[i]
+			rank, _ := roleRank(m.Role) // validated before the transaction
+			joined := micros(m.JoinedAt)
+			return []any{m.CommunityID, m.UserID, m.Role, joined, memberSortKey(rank, joined)}
+		})},
+	}
+	for _, j := range jobs {
+		if err := j.spec.run(ctx, tx, j.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}

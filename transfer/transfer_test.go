@@ -1,0 +1,180 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"maps"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"roost/postgres"
+	"roost/social"
+	"roost/sqlite"
+	"roost/storetest"
+)
+
+type store interface {
+	social.Store
+	Source
+	Destination
+}
+
+func openSQLite(t *testing.T) *sqlite.Store {
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func openPostgres(t *testing.T) *postgres.Store {
+	s, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// dump is everything a store holds, in export order.
+func dump(t *testing.T, s store) ([]*social.Batch, []social.APIKey, []social.LedgerEntry) {
+	t.Helper()
+	ctx := context.Background()
+	var batches []*social.Batch
+	if err := s.Export(ctx, func(b *social.Batch) error { batches = append(batches, b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := s.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ledger []social.LedgerEntry
+	if err := s.ExportLedger(ctx, func(r []social.LedgerEntry) error { ledger = append(ledger, r...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return batches, keys, ledger
+}
+
+func sameData(t *testing.T, what string, a, b store) {
+	t.Helper()
+	ab, ak, al := dump(t, a)
+	bb, bk, bl := dump(t, b)
+	if !reflect.DeepEqual(ab, bb) {
+		t.Errorf("%s: exported values differ", what)
+		for i := range min(len(ab), len(bb)) {
+			if !reflect.DeepEqual(ab[i], bb[i]) {
+				t.Errorf("first difference in batch %d:\n%+v\n%+v", i, ab[i], bb[i])
+				break
+			}
+		}
+	}
+	if !reflect.DeepEqual(ak, bk) {
+		t.Errorf("%s: keys differ:\n%+v\n%+v", what, ak, bk)
+	}
+	if !reflect.DeepEqual(al, bl) {
+		t.Errorf("%s: ledgers differ:\n%+v\n%+v", what, al, bl)
+	}
+	ca, _ := a.Counts(context.Background())
+	cb, _ := b.Counts(context.Background())
+	if !maps.Equal(ca, cb) {
+		t.Errorf("%s: counts %v and %v", what, ca, cb)
+	}
+}
+
+// seed fills a store with the suite's fixture, many posts (past the bulk
+// threshold and the export chunk) and accounts with debits and a revocation.
+func seed(t *testing.T, s store) {
+	ctx := context.Background()
+	if _, err := s.Write(ctx, storetest.Fixture()); err != nil {
+		t.Fatal(err)
+	}
+	b := &social.Batch{}
+	for i := int64(1); i <= 4500; i++ {
+		v := i
+		b.Posts = append(b.Posts, social.Post{ID: 10000 + i, AuthorID: 1 + i%5, Text: "bulk post", Views: &v,
+			Entities: social.Entities{Hashtags: []social.Tag{{Text: "Bulk"}}}})
+	}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"one", "two", "three"} {
+		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "roost_" + name, Digest: sha256.Sum256([]byte(name))}, int64(1000*(i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "r", Endpoint: "/x", Items: 2, Amount: 30}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if err := s.Revoke(ctx, k.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	lite := openSQLite(t)
+	seed(t, lite)
+	pg := openPostgres(t)
+
+	var out bytes.Buffer
+	sent, err := Copy(ctx, lite, pg, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := lite.Counts(ctx)
+	for k, v := range want {
+		if sent[k] != v {
+			t.Errorf("sent %d %s, the source has %d", sent[k], k, v)
+		}
+	}
+	if !strings.Contains(out.String(), "copying") {
+		t.Errorf("no progress bar drawn: %q", out.String())
+	}
+	sameData(t, "SQLite → PostgreSQL", lite, pg)
+
+	// Twice changes nothing.
+	if _, err := Copy(ctx, lite, pg, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "SQLite → PostgreSQL twice", lite, pg)
+
+	// New keys on the copy continue after the copied ids.
+	k, err := pg.CreateKey(ctx, social.APIKey{Name: "new", Prefix: "p", Digest: sha256.Sum256([]byte("new"))}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ID != 4 {
+		t.Errorf("new key id %d after 3 copied keys, want 4", k.ID)
+	}
+	led, err := pg.Ledger(ctx, k.ID)
+	if err != nil || len(led) != 1 || led[0].ID != 7 {
+		t.Errorf("new ledger row %+v, %v; want id 7 after 6 copied rows", led, err)
+	}
+
+	back := openSQLite(t)
+	if _, err := Copy(ctx, pg, back, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "PostgreSQL → SQLite", pg, back)
+	if _, err := Copy(ctx, pg, back, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, "PostgreSQL → SQLite twice", pg, back)
+
+	// A sample read through the store interface agrees.
+	u, err := back.UserByScreenName(ctx, "ALICE")
+	if err != nil || u.ID != 1 || !u.Verified {
+		t.Errorf("alice after the round trip: %+v, %v", u, err)
+	}
+	kb, err := back.KeyByDigest(ctx, sha256.Sum256([]byte("two")))
+	if err != nil || kb.RevokedAt == nil || kb.Balance != 1970 {
+		t.Errorf("key two after the round trip: %+v, %v", kb, err)
+	}
+}
