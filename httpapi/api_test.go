@@ -39,8 +39,10 @@ var endpointCases = []struct {
 	{"search", "GET", "/search?query=community", "", 20, true},
 }
 
-func TestEndpointsGolden(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestEndpointsGolden(t *testing.T) { eachEngine(t, testEndpointsGolden) }
+
+func testEndpointsGolden(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, id := e.key(t, plenty, 0)
 	for _, tc := range endpointCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,8 +100,10 @@ type errorCase struct {
 	body   string
 }
 
-func TestErrors(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestErrors(t *testing.T) { eachEngine(t, testErrors) }
+
+func testErrors(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, id := e.key(t, plenty, 0)
 	revoked, rid := e.key(t, plenty, 0)
 	if err := e.store.Revoke(t.Context(), rid); err != nil {
@@ -212,8 +216,10 @@ func TestErrors(t *testing.T) {
 
 // TestAuthFirst: without a valid key every route answers 401, whatever
 // else is wrong with the request and whatever the balance.
-func TestAuthFirst(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestAuthFirst(t *testing.T) { eachEngine(t, testAuthFirst) }
+
+func testAuthFirst(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	bad := []call{
 		{path: "/social/user/abc/tweets"}, {path: "/social/user/999/tweets"}, {path: "/social/user/2/tweets"},
 		{path: "/social/search"}, {path: "/social/search?query=x&type=bad"}, {path: "/social/user/1/tweets?cursor=null"},
@@ -240,8 +246,10 @@ func TestAuthFirst(t *testing.T) {
 	}
 }
 
-func TestMethodNotAllowed(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestMethodNotAllowed(t *testing.T) { eachEngine(t, testMethodNotAllowed) }
+
+func testMethodNotAllowed(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	for _, rt := range routes() {
 		wrong, allow := http.MethodPost, "GET, HEAD"
@@ -265,8 +273,10 @@ func TestMethodNotAllowed(t *testing.T) {
 	}
 }
 
-func TestBalanceEndpoint(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestBalanceEndpoint(t *testing.T) { eachEngine(t, testBalanceEndpoint) }
+
+func testBalanceEndpoint(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	for _, tc := range []struct {
 		credit int64
 		want   string
@@ -289,8 +299,10 @@ func TestBalanceEndpoint(t *testing.T) {
 	}
 }
 
-func TestHealthAndMetrics(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestHealthAndMetrics(t *testing.T) { eachEngine(t, testHealthAndMetrics) }
+
+func testHealthAndMetrics(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	if w := e.do(call{path: "/healthz"}); w.Code != 200 || strings.TrimSpace(w.Body.String()) != `{"status":"ok"}` {
 		t.Errorf("healthz: %d %s", w.Code, w.Body)
@@ -315,8 +327,10 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 }
 
-func TestRateLimit(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestRateLimit(t *testing.T) { eachEngine(t, testRateLimit) }
+
+func testRateLimit(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, id := e.key(t, plenty, 2)
 	for i := range 2 {
 		if w := e.do(call{path: "/social/user/6/tweets", key: key}); w.Code != 200 {
@@ -336,8 +350,10 @@ func TestRateLimit(t *testing.T) {
 
 // TestMoneyOrder: 402 comes after 422 and before the work; a page the
 // balance cannot cover is 402 with nothing charged; empty pages are free.
-func TestMoneyOrder(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestMoneyOrder(t *testing.T) { eachEngine(t, testMoneyOrder) }
+
+func testMoneyOrder(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	broke, _ := e.key(t, 0, 0)
 	msg402 := `{"status":"error","message":"Insufficient balance"}`
 	if w := e.do(call{path: "/social/user/x/tweets", key: broke}); w.Code != 422 {
@@ -376,8 +392,10 @@ func TestMoneyOrder(t *testing.T) {
 	}
 }
 
-func TestPriceConfig(t *testing.T) {
-	e := newEnv(t, Config{Price: 7}, fixture())
+func TestPriceConfig(t *testing.T) { eachEngine(t, testPriceConfig) }
+
+func testPriceConfig(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{Price: 7}, fixture())
 	key, id := e.key(t, 1000, 0)
 	if w := e.do(call{path: "/social/thread/101", key: key}); w.Code != 200 {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -387,8 +405,10 @@ func TestPriceConfig(t *testing.T) {
 	}
 }
 
-func TestMissingContentTypeAccepted(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestMissingContentTypeAccepted(t *testing.T) { eachEngine(t, testMissingContentTypeAccepted) }
+
+func testMissingContentTypeAccepted(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	w := e.do(call{method: "POST", path: "/social/tweets-by-ids", key: key, body: `{"ids":[101]}`,
 		header: map[string]string{"Content-Type": ""}})
@@ -402,13 +422,15 @@ func TestMissingContentTypeAccepted(t *testing.T) {
 	}
 }
 
-func TestIDsExact(t *testing.T) {
+func TestIDsExact(t *testing.T) { eachEngine(t, testIDsExact) }
+
+func testIDsExact(t *testing.T, eng engine) {
 	const big = 1<<62 + 12345 // beyond 2^53
 	b := fixture()
 	p := b.Posts[0]
 	p.ID, p.ConversationID = big, big
 	b.Posts = append(b.Posts, p)
-	e := newEnv(t, Config{}, b)
+	e := newEnv(t, eng, Config{}, b)
 	key, _ := e.key(t, plenty, 0)
 	for _, body := range []string{`{"ids":[` + strconv.Itoa(big) + `]}`, `{"ids":["` + strconv.Itoa(big) + `"]}`} {
 		w := e.do(call{method: "POST", path: "/social/tweets-by-ids", key: key, body: body})

@@ -11,8 +11,10 @@ import (
 
 // TestConcurrentBilling: many clients on one key with a small balance
 // never overspend, and what was served is exactly what was charged.
-func TestConcurrentBilling(t *testing.T) {
-	e := newEnv(t, Config{RateLimit: -1}, fixture())
+func TestConcurrentBilling(t *testing.T) { eachEngine(t, testConcurrentBilling) }
+
+func testConcurrentBilling(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{RateLimit: -1}, fixture())
 	const clients, credit = 32, 100_000 // 500 items at 200
 	key, id := e.key(t, credit, 0)
 	paths := []string{

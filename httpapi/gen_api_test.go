@@ -12,10 +12,12 @@ import (
 
 // TestGeneratedWalks pages every paged endpoint to its end over the
 // generated network: no repeats, bounded pages, cursors until the end.
-func TestGeneratedWalks(t *testing.T) {
-	e, sum := genEnv(t)
+func TestGeneratedWalks(t *testing.T) { eachEngine(t, testGeneratedWalks) }
+
+func testGeneratedWalks(t *testing.T, eng engine) {
+	e, sum := genEnv(t, eng)
 	x := sum.Examples
-	t.Logf("generated %d users, %d posts in %v; examples %+v", sum.Users, sum.Posts, generated.setup, x)
+	t.Logf("generated %d users, %d posts in %v; examples %+v", sum.Users, sum.Posts, generated[eng.name].setup, x)
 	key, id := e.key(t, plenty, 0)
 	before := e.balance(t, id)
 	total := 0
@@ -51,8 +53,10 @@ func TestGeneratedWalks(t *testing.T) {
 	}
 }
 
-func TestGeneratedSpecifics(t *testing.T) {
-	e, sum := genEnv(t)
+func TestGeneratedSpecifics(t *testing.T) { eachEngine(t, testGeneratedSpecifics) }
+
+func testGeneratedSpecifics(t *testing.T, eng engine) {
+	e, sum := genEnv(t, eng)
 	x := sum.Examples
 	key, _ := e.key(t, plenty, 0)
 	if w := e.do(call{path: fmt.Sprintf("/social/user/%d/tweets", x.ProtectedUserID), key: key}); w.Code != 403 {
@@ -83,20 +87,26 @@ func TestGeneratedSpecifics(t *testing.T) {
 	}
 }
 
-func BenchmarkTimelinePage(b *testing.B) {
-	e, sum := genEnv(b)
+func BenchmarkTimelinePage(b *testing.B) { eachEngineB(b, benchTimelinePage) }
+
+func benchTimelinePage(b *testing.B, eng engine) {
+	e, sum := genEnv(b, eng)
 	key, _ := e.key(b, plenty*1000, 0)
 	benchPath(b, e, key, "/social/user/"+strconv.FormatInt(sum.Examples.UserID, 10)+"/tweets")
 }
 
-func BenchmarkSearchPage(b *testing.B) {
-	e, sum := genEnv(b)
+func BenchmarkSearchPage(b *testing.B) { eachEngineB(b, benchSearchPage) }
+
+func benchSearchPage(b *testing.B, eng engine) {
+	e, sum := genEnv(b, eng)
 	key, _ := e.key(b, plenty*1000, 0)
 	benchPath(b, e, key, "/social/search?query=from:"+sum.Examples.Username)
 }
 
-func BenchmarkSearchWordPage(b *testing.B) {
-	e, _ := genEnv(b)
+func BenchmarkSearchWordPage(b *testing.B) { eachEngineB(b, benchSearchWordPage) }
+
+func benchSearchWordPage(b *testing.B, eng engine) {
+	e, _ := genEnv(b, eng)
 	key, _ := e.key(b, plenty*1000, 0)
 	benchPath(b, e, key, "/social/search?query=the")
 }
@@ -120,8 +130,10 @@ func benchPath(b *testing.B, e *env, key, path string) {
 
 // BenchmarkTimelinePageParallel is the timeline page under concurrent
 // clients, where debits share commits.
-func BenchmarkTimelinePageParallel(b *testing.B) {
-	e, sum := genEnv(b)
+func BenchmarkTimelinePageParallel(b *testing.B) { eachEngineB(b, benchTimelinePageParallel) }
+
+func benchTimelinePageParallel(b *testing.B, eng engine) {
+	e, sum := genEnv(b, eng)
 	key, _ := e.key(b, plenty*1000, 0)
 	path := "/social/user/" + strconv.FormatInt(sum.Examples.UserID, 10) + "/tweets"
 	b.ReportAllocs()
@@ -138,8 +150,10 @@ func BenchmarkTimelinePageParallel(b *testing.B) {
 
 // BenchmarkShapeTimelinePage is this package's own share of a timeline
 // page: shaping 20 hydrated posts and encoding them.
-func BenchmarkShapeTimelinePage(b *testing.B) {
-	e, sum := genEnv(b)
+func BenchmarkShapeTimelinePage(b *testing.B) { eachEngineB(b, benchShapeTimelinePage) }
+
+func benchShapeTimelinePage(b *testing.B, eng engine) {
+	e, sum := genEnv(b, eng)
 	ctx := b.Context()
 	page, err := e.store.UserPosts(ctx, sum.Examples.UserID, false, social.PageReq{Limit: pageSize})
 	if err != nil {

@@ -72,8 +72,10 @@ func walk(t *testing.T, e *env, key, path string, size int, pinned string) []str
 	}
 }
 
-func TestPagination(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestPagination(t *testing.T) { eachEngine(t, testPagination) }
+
+func testPagination(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, id := e.key(t, plenty, 0)
 	before := e.balance(t, id)
 	total := 0
@@ -108,8 +110,10 @@ func TestPagination(t *testing.T) {
 
 // TestCommunityPinned: a page requested with a cursor starts with the
 // community's pinned post, unless the page holds it already.
-func TestCommunityPinned(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestCommunityPinned(t *testing.T) { eachEngine(t, testCommunityPinned) }
+
+func testCommunityPinned(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	first := decode[page](t, e.do(call{path: "/social/community/7/tweets", key: key}))
 	if len(first.Tweets) != 20 || first.NextCursor == nil {
@@ -136,8 +140,10 @@ func TestCommunityPinned(t *testing.T) {
 }
 
 // TestForeignCursors: a cursor is valid only where it was issued.
-func TestForeignCursors(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestForeignCursors(t *testing.T) { eachEngine(t, testForeignCursors) }
+
+func testForeignCursors(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	next := func(path string) string {
 		p := decode[page](t, e.do(call{path: path, key: key}))
@@ -181,8 +187,10 @@ func TestForeignCursors(t *testing.T) {
 	}
 }
 
-func TestThreadFromReply(t *testing.T) {
-	e := newEnv(t, Config{}, fixture())
+func TestThreadFromReply(t *testing.T) { eachEngine(t, testThreadFromReply) }
+
+func testThreadFromReply(t *testing.T, eng engine) {
+	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	root := e.do(call{path: "/social/thread/101", key: key}).Body.String()
 	reply := e.do(call{path: "/social/thread/103", key: key}).Body.String()

@@ -64,8 +64,10 @@ func (f *failingStore) Search(context.Context, *search.Query, social.Order, soci
 	return social.Page[social.Post]{}, errors.New("database is locked")
 }
 
-func TestInternalErrors(t *testing.T) {
-	base := newEnv(t, Config{}, fixture())
+func TestInternalErrors(t *testing.T) { eachEngine(t, testInternalErrors) }
+
+func testInternalErrors(t *testing.T, eng engine) {
+	base := newEnv(t, eng, Config{}, fixture())
 	key, id := base.key(t, plenty, 0)
 	for _, panicky := range []bool{false, true} {
 		var logs bytes.Buffer

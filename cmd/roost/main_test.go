@@ -188,8 +188,8 @@ func get(t *testing.T, url, key string) (int, string) {
 }
 
 func TestServeDemoOnceThenReuse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates the 100,000-post demo network")
+	if testing.Short() || raceEnabled {
+		t.Skip("generates the 100,000-post demo network (minutes under -race; the plain run covers it)")
 	}
 	t.Chdir(t.TempDir())
 	base, errb := serve(t)

@@ -1,0 +1,60 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"roost/gen"
+	"roost/postgres"
+	"roost/storetest"
+)
+
+// BenchmarkGenerate writes the generated network (ROOST_BENCH_POSTS posts,
+// default 200,000) into a fresh schema through Store.Write and reports
+// posts per second of wall time and the share of wall time this process
+// spent on CPU (the rest is the database and waiting).
+func BenchmarkGenerate(b *testing.B) {
+	n := 200_000
+	if s := os.Getenv("ROOST_BENCH_POSTS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("ROOST_BENCH_POSTS=%q is not a positive number", s)
+		}
+		n = v
+	}
+	base := storetest.PostgresURL(b)
+	for b.Loop() {
+		b.StopTimer()
+		st, err := postgres.Open(context.Background(), storetest.FreshSchema(b, base), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu0 := cpuTime()
+		start := time.Now()
+		b.StartTimer()
+		cfg := gen.DefaultConfig()
+		cfg.Posts, cfg.Users = n, max(n/50, 100)
+		if _, err := gen.Generate(context.Background(), st, cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		wall := time.Since(start)
+		b.ReportMetric(float64(n)/wall.Seconds(), "posts/s")
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "client-cpu/wall")
+		st.Close()
+		b.StartTimer()
+	}
+}
+
+// cpuTime is the CPU time (user and system) of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
