@@ -68,12 +68,23 @@ var insertTag = &upsertSpec{
 
 // Write stores a batch in one transaction (see social.Writer).
 func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	return s.write(ctx, b, false)
+}
+
+// write stores a batch in one transaction; bulk commits it without waiting
+// for the log to reach the disk (see Bulk).
+func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool) (social.WriteStats, error) {
 	var st social.WriteStats
 	if err := validate(b); err != nil {
 		return st, err
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		st = social.WriteStats{}
+		if bulk {
+			if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+				return fmt.Errorf("synchronous_commit: %w", err)
+			}
+		}
 		if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"strconv"
 	"syscall"
@@ -10,13 +11,24 @@ import (
 
 	"roost/gen"
 	"roost/postgres"
+	"roost/social"
 	"roost/storetest"
 )
 
+// writeOnly hides Store.Bulk from gen.Generate: it writes through
+// Store.Write, batch by batch.
+type writeOnly struct{ s *postgres.Store }
+
+func (w writeOnly) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	return w.s.Write(ctx, b)
+}
+
 // BenchmarkGenerate writes the generated network (ROOST_BENCH_POSTS posts,
-// default 200,000) into a fresh schema through Store.Write and reports
+// default 200,000) into a fresh schema, through Store.Bulk ("bulk", what
+// roost gen does) and through plain Store.Write ("write"), and reports
 // posts per second of wall time and the share of wall time this process
-// spent on CPU (the rest is the database and waiting).
+// spent on CPU (the rest is the database and waiting). -v logs the store's
+// messages (index drops and builds).
 func BenchmarkGenerate(b *testing.B) {
 	n := 200_000
 	if s := os.Getenv("ROOST_BENCH_POSTS"); s != "" {
@@ -27,26 +39,38 @@ func BenchmarkGenerate(b *testing.B) {
 		n = v
 	}
 	base := storetest.PostgresURL(b)
-	for b.Loop() {
-		b.StopTimer()
-		st, err := postgres.Open(context.Background(), storetest.FreshSchema(b, base), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cpu0 := cpuTime()
-		start := time.Now()
-		b.StartTimer()
-		cfg := gen.DefaultConfig()
-		cfg.Posts, cfg.Users = n, max(n/50, 100)
-		if _, err := gen.Generate(context.Background(), st, cfg, nil); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		wall := time.Since(start)
-		b.ReportMetric(float64(n)/wall.Seconds(), "posts/s")
-		b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "client-cpu/wall")
-		st.Close()
-		b.StartTimer()
+	for _, mode := range []string{"bulk", "write"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				log := slog.New(slog.DiscardHandler)
+				if testing.Verbose() {
+					log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+				}
+				st, err := postgres.Open(context.Background(), storetest.FreshSchema(b, base), log)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var w social.Writer = st
+				if mode == "write" {
+					w = writeOnly{st}
+				}
+				cpu0 := cpuTime()
+				start := time.Now()
+				b.StartTimer()
+				cfg := gen.DefaultConfig()
+				cfg.Posts, cfg.Users = n, max(n/50, 100)
+				if _, err := gen.Generate(context.Background(), w, cfg, nil); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				wall := time.Since(start)
+				b.ReportMetric(float64(n)/wall.Seconds(), "posts/s")
+				b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "client-cpu/wall")
+				st.Close()
+				b.StartTimer()
+			}
+		})
 	}
 }
 

@@ -1,0 +1,281 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"roost/social"
+)
+
+// bulkTables are the tables whose secondary indexes a large load drops and
+// builds again at the end: those a load of posts fills most (follows and
+// reposts come with generated networks and graph captures). Primary keys
+// stay: the upserts need them.
+// posts comes first: when it is too large, nothing is dropped.
+var bulkTables = []string{"posts", "post_mentions", "post_tags", "follows", "reposts"}
+
+// bulkMaintenanceMem is maintenance_work_mem for the index builds at the end
+// of a load: a GIN build gathers entries in memory and writes them sorted,
+// so more memory means fewer, larger flushes.
+const bulkMaintenanceMem = "512MB"
+
+// bulkLockSQL takes (or tries) the session advisory lock held for the whole
+// of a load, named after the schema: while a session holds it, what
+// bulk_restore records belongs to a load in progress, not to a dead one.
+const (
+	bulkLockSQL    = `SELECT pg_advisory_lock(hashtext('roost bulk ' || current_schema()))`
+	bulkTryLockSQL = `SELECT pg_try_advisory_lock(hashtext('roost bulk ' || current_schema()))`
+)
+
+// Bulk runs load with a writer meant for loading many posts: roost gen and
+// roost import use it. expectPosts is about how many posts load will write.
+//
+// When posts holds at most twice expectPosts rows, each table of posts,
+// post_mentions, post_tags, follows and reposts that holds at most that
+// many rows too has its secondary indexes (b-trees,
+// and the two GIN full-text indexes of posts) dropped for the load and built again at the end by
+// CREATE INDEX with maintenance_work_mem raised for that transaction: a
+// build sorts once instead of inserting entry by entry, which for GIN is
+// many times cheaper. Every write of the load stays one atomic, idempotent
+// transaction with exact stats; it commits with synchronous_commit=off, so
+// it does not wait for its log to reach the disk (a server crash can lose
+// the last few commits, never corrupt anything or half-apply a batch).
+// Bulk ends with a synchronous commit: flushing the log up to that commit
+// flushes every earlier commit of the load, so when Bulk returns nil the
+// whole load is durable. A load is a sequence of idempotent writes, so one
+// cut short is completed by running it again.
+//
+// Readers keep working during the load, in this process and in any other
+// serving the same database: every query stays correct without the
+// dropped indexes, only slower (sequential scans of posts, text search
+// without GIN) until the indexes are back. Dropping takes a brief exclusive
+// lock on the tables; the builds at the end block other writers of those
+// tables (not readers) while they run. What was dropped is recorded in
+// bulk_restore in the transaction that drops it, and a session advisory
+// lock is held for the whole load: when the load fails or is cancelled,
+// Bulk builds the indexes before returning, and if the process dies, the
+// next Open (which finds the lock free) builds them. Loads run one at a
+// time per schema: a second Bulk waits for the first.
+func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Writer) error) error {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: bulk: connect: %w", err)
+	}
+	// The connection holds the advisory lock: it never goes back to the
+	// pool, and closing it releases the lock whatever happened.
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, bulkLockSQL); err != nil {
+		return fmt.Errorf("postgres: bulk: lock: %w", err)
+	}
+	dropped, err := s.bulkBegin(ctx, conn, expectPosts)
+	if err != nil {
+		// Nothing was dropped (one transaction), but an earlier load may
+		// have left something to put back.
+		return errors.Join(err, s.bulkRestore(context.WithoutCancel(ctx), conn))
+	}
+	err = load(bulkWriter{s: s})
+	// Put everything back even when the load failed or was cancelled: the
+	// writes it made are committed.
+	if rerr := s.bulkRestore(context.WithoutCancel(ctx), conn); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	if err == nil && dropped > 0 {
+		// Fresh statistics for the planner (see Maintain).
+		if _, aerr := conn.Exec(ctx, "ANALYZE "+strings.Join(bulkTables, ", ")); aerr != nil {
+			err = fmt.Errorf("postgres: bulk: analyze: %w", aerr)
+		}
+	}
+	return err
+}
+
+// bulkBegin records and drops the indexes a load of expectPosts posts does
+// without, in one transaction, and records the load itself. It returns how
+// many indexes it dropped.
+func (s *Store) bulkBegin(ctx context.Context, conn *pgx.Conn, expectPosts int64) (int, error) {
+	dropped := 0
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		record := func(name string, seq int, q string) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO bulk_restore (name, seq, sql) VALUES ($1, $2, $3)
+				ON CONFLICT (name) DO NOTHING`, name, seq, q); err != nil {
+				return fmt.Errorf("record %s: %w", name, err)
+			}
+			return nil
+		}
+		// The load's own row: deleting it makes the final commit one that
+		// writes, hence one that flushes the log.
+		if err := record("load", 0, ""); err != nil {
+			return err
+		}
+		if expectPosts <= 0 {
+			return nil
+		}
+		expectPosts = min(expectPosts, maxInt64/4)
+		for _, t := range bulkTables {
+			// Whether the table holds at most twice as many rows as the
+			// load has posts: counted up to that bound only, so that a
+			// small load into a large table stays cheap.
+			var stored int64
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+pgx.Identifier{t}.Sanitize()+` LIMIT $1) r`,
+				2*expectPosts+1).Scan(&stored); err != nil {
+				return fmt.Errorf("count %s: %w", t, err)
+			}
+			if stored > 2*expectPosts {
+				if t == bulkTables[0] {
+					return nil // a small load: keep every index
+				}
+				continue
+			}
+			idx, err := secondaryIndexes(ctx, tx, t)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < len(idx); i += 2 {
+				name, def := idx[i], idx[i+1]
+				if err := record("index "+name, 1, def); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(ctx, "DROP INDEX "+pgx.Identifier{name}.Sanitize()); err != nil {
+					return fmt.Errorf("drop index %s: %w", name, err)
+				}
+				dropped++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: bulk: %w", err)
+	}
+	if dropped > 0 {
+		s.log.Info("bulk load: dropped secondary indexes", "db", s.name, "indexes", dropped, "tables", bulkTables)
+	}
+	return dropped, nil
+}
+
+// secondaryIndexes lists name and definition of every index of table that
+// no constraint (primary key, unique) owns.
+func secondaryIndexes(ctx context.Context, tx pgx.Tx, table string) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT c.relname, pg_get_indexdef(i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = $1::text::regclass AND NOT i.indisprimary AND NOT i.indisunique
+		  AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+		ORDER BY c.relname`, table)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes of %s: %w", table, err)
+	}
+	var out []string
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list indexes of %s: %w", table, err)
+		}
+		out = append(out, name, def)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list indexes of %s: %w", table, err)
+	}
+	return out, nil
+}
+
+// bulkRestore puts back everything bulk_restore records and forgets it, in
+// one synchronously committed transaction on conn, which holds the bulk
+// lock. An index that exists already is skipped.
+func (s *Store) bulkRestore(ctx context.Context, conn *pgx.Conn) error {
+	start := time.Now()
+	steps := 0
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT name, sql FROM bulk_restore ORDER BY seq, name`)
+		if err != nil {
+			return err
+		}
+		todo, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+			var v [2]string
+			err := r.Scan(&v[0], &v[1])
+			return v, err
+		})
+		if err != nil {
+			return err
+		}
+		if len(todo) == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on; SET LOCAL maintenance_work_mem = '"+
+			bulkMaintenanceMem+"'"); err != nil {
+			return err
+		}
+		for _, step := range todo {
+			name, q := step[0], step[1]
+			if idx, ok := strings.CutPrefix(name, "index "); ok {
+				var exists bool
+				if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
+					pgx.Identifier{idx}.Sanitize()).Scan(&exists); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if exists {
+					continue
+				}
+			}
+			if q == "" {
+				continue
+			}
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			steps++
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM bulk_restore`)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: bulk: restore: %w", err)
+	}
+	if steps > 0 {
+		s.log.Info("bulk load: indexes restored", "db", s.name, "indexes", steps,
+			"took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// restoreLeftovers puts back what a load whose process died left dropped:
+// run by Open. A load in progress (its session holds the bulk lock) is left
+// alone: it restores by itself.
+func (s *Store) restoreLeftovers(ctx context.Context) error {
+	var pending bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bulk_restore)`).Scan(&pending); err != nil {
+		return fmt.Errorf("postgres: open %s: bulk_restore: %w", s.name, err)
+	}
+	if !pending {
+		return nil
+	}
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: open %s: %w", s.name, err)
+	}
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	var free bool
+	if err := conn.QueryRow(ctx, bulkTryLockSQL).Scan(&free); err != nil {
+		return fmt.Errorf("postgres: open %s: bulk lock: %w", s.name, err)
+	}
+	if !free {
+		s.log.Info("bulk load in progress: its indexes come back when it ends", "db", s.name)
+		return nil
+	}
+	s.log.Warn("a bulk load was cut short: building its dropped indexes", "db", s.name)
+	return s.bulkRestore(ctx, conn)
+}
+
+// bulkWriter is the social.Writer of a bulk load.
+type bulkWriter struct{ s *Store }
+
+// Write stores a batch like Store.Write, committed with
+// synchronous_commit=off.
+func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	return w.s.write(ctx, b, true)
+}
