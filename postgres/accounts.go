@@ -23,9 +23,9 @@ func scanKey(row pgx.Row) (social.APIKey, error) {
 		return k, notFound(err, "api key")
 	}
 	copy(k.Digest[:], digest)
-	k.CreatedAt = fromMicros(created)
+	k.CreatedAt = social.FromMicros(created)
 	if revoked != nil {
-		t := fromMicros(*revoked)
+		t := social.FromMicros(*revoked)
 		k.RevokedAt = &t
 	}
 	return k, nil
@@ -184,7 +184,7 @@ func (s *Store) ledger(ctx context.Context, where string, args ...any) ([]social
 			&e.BalanceAfter, &at); err != nil {
 			return nil, fmt.Errorf("postgres: ledger: %w", err)
 		}
-		e.CreatedAt = fromMicros(at)
+		e.CreatedAt = social.FromMicros(at)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

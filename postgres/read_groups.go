@@ -19,7 +19,7 @@ func scanList(row pgx.Row, extra ...any) (social.List, error) {
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return l, notFound(err, "list")
 	}
-	l.CreatedAt = fromMicros(created)
+	l.CreatedAt = social.FromMicros(created)
 	return l, nil
 }
 
@@ -58,7 +58,7 @@ func (s *Store) Community(ctx context.Context, id int64) (social.Community, erro
 	if err != nil {
 		return c, notFound(err, "community")
 	}
-	c.CreatedAt = fromMicros(created)
+	c.CreatedAt = social.FromMicros(created)
 	return c, nil
 }
 

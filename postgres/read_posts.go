@@ -26,7 +26,7 @@ func scanPost(row pgx.Row, extra ...any) (social.Post, error) {
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return p, notFound(err, "post")
 	}
-	p.CreatedAt = fromMicros(created)
+	p.CreatedAt = social.FromMicros(created)
 	if len(ent) > 2 {
 		if err := json.Unmarshal([]byte(ent), &p.Entities); err != nil {
 			return p, fmt.Errorf("postgres: post %d entities: %w", p.ID, err)

@@ -26,7 +26,7 @@ func scanUser(row pgx.Row, extra ...any) (social.User, error) {
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return u, notFound(err, "user")
 	}
-	u.CreatedAt = fromMicros(created)
+	u.CreatedAt = social.FromMicros(created)
 	return u, nil
 }
 

@@ -97,22 +97,6 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
-// micros converts a time to the stored Unix microseconds (0 for the zero time).
-func micros(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMicro()
-}
-
-// fromMicros converts stored Unix microseconds to a UTC time.
-func fromMicros(us int64) time.Time {
-	if us == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(us).UTC()
-}
-
 const maxInt64 = int64(^uint64(0) >> 1)
 
 // after returns the keyset bound of a request: the key to continue after,

@@ -100,26 +100,3 @@ func urlIndexTokens(sub string) string {
 	}
 	return strings.Join(runs, " ")
 }
-
-// mentionNames are the lower-cased screen names a post mentions.
-func mentionNames(e *social.Entities) []string {
-	out := make([]string, 0, len(e.Mentions))
-	for _, m := range e.Mentions {
-		if m.ScreenName != "" {
-			out = append(out, strings.ToLower(m.ScreenName))
-		}
-	}
-	return out
-}
-
-// tagKeys are a post's lower-cased hashtags ('#tag') and cashtags ('$tag').
-func tagKeys(e *social.Entities) []string {
-	out := make([]string, 0, len(e.Hashtags)+len(e.Symbols))
-	for _, h := range e.Hashtags {
-		out = append(out, "#"+strings.ToLower(h.Text))
-	}
-	for _, c := range e.Symbols {
-		out = append(out, "$"+strings.ToLower(c.Text))
-	}
-	return out
-}

@@ -113,7 +113,7 @@ func validate(b *social.Batch) error {
 		}
 	}
 	for _, m := range b.CommunityMembers {
-		if _, err := roleRank(m.Role); err != nil {
+		if _, err := social.RoleRank(m.Role); err != nil {
 			return err
 		}
 	}
@@ -187,7 +187,7 @@ func writeUsers(ctx context.Context, tx pgx.Tx, us []social.User, st *social.Wri
 			u := &us[i]
 			fullRows = append(fullRows, []any{u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 				u.Protected, u.Verified, u.BlueVerified, u.ShadowBanned, u.CanDM, u.FollowersCount, u.FriendsCount,
-				u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount, micros(u.CreatedAt), u.BannerURL,
+				u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount, social.Micros(u.CreatedAt), u.BannerURL,
 				u.ImageURL, u.PinnedPostID, u.ProfessionalType, false})
 			continue
 		}
@@ -253,14 +253,14 @@ func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.Wri
 		if conv == 0 {
 			conv = p.ID
 		}
-		rows = append(rows, []any{p.ID, p.AuthorID, micros(p.CreatedAt), p.Text, p.Source, p.Truncated, p.Lang,
+		rows = append(rows, []any{p.ID, p.AuthorID, social.Micros(p.CreatedAt), p.Text, p.Source, p.Truncated, p.Lang,
 			p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID, conv, p.CommunityID,
 			p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount, p.BookmarkCount, v, social.Score(p),
 			social.Flags(p), string(ent), tokens(p.Text), urlLines(&p.Entities), urlTokens(&p.Entities)})
-		for _, n := range mentionNames(&p.Entities) {
+		for _, n := range social.MentionKeys(&p.Entities) {
 			mentions = append(mentions, []any{n, p.ID})
 		}
-		for _, t := range tagKeys(&p.Entities) {
+		for _, t := range social.TagKeys(&p.Entities) {
 			tags = append(tags, []any{t, p.ID})
 		}
 	}
