@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"roost/migration"
 	"roost/social"
 	"roost/storetest"
 )
@@ -54,7 +55,7 @@ func TestConcurrentMigrations(t *testing.T) {
 	if err := s.pool.QueryRow(context.Background(), `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	steps, _ := migrations()
+	steps, _ := migration.Load(migrationFiles, "migrations")
 	if n != len(steps) {
 		t.Errorf("%d migrations recorded, want %d", n, len(steps))
 	}
