@@ -3,6 +3,7 @@ module roost
 go 1.26.0
 
 require (
+	github.com/goccy/go-json v0.10.5
 	golang.org/x/text v0.42.0
 	modernc.org/sqlite v1.61.1
 )

@@ -13,11 +13,34 @@ import (
 // communities and highlights again, now with final post counts, pinned
 // posts and highlighted posts. progress, if not nil, is called with the
 // number of posts written after each batch of posts.
+//
+// When w is a social.BulkLoader, the network is written through its bulk writer,
+// and generating overlaps writing (a batch is generated while the one
+// before it is written; progress then counts the posts handed over).
 func Generate(ctx context.Context, w social.Writer, cfg Config, progress func(posts int)) (Summary, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return Summary{}, err
 	}
+	bl, ok := w.(social.BulkLoader)
+	if !ok {
+		return generate(ctx, w, cfg, progress)
+	}
+	var sum Summary
+	err = bl.Bulk(ctx, int64(cfg.Posts), func(bw social.Writer) error {
+		p := newPipe(ctx, bw)
+		var gerr error
+		sum, gerr = generate(ctx, p, cfg, progress)
+		if err := p.close(); gerr == nil && err != nil {
+			gerr = fmt.Errorf("gen: writing: %w", err)
+		}
+		return gerr
+	})
+	return sum, err
+}
+
+// generate is Generate on a normalized config.
+func generate(ctx context.Context, w social.Writer, cfg Config, progress func(posts int)) (Summary, error) {
 	n := newNetwork(cfg)
 	n.buildUsers()
 	n.buildCommunities()

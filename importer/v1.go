@@ -221,7 +221,7 @@ func decodeV1(key string, raw []byte, at RecordError) []item {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
 		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
+		if err := unmarshalFast(raw, &arr); err != nil {
 			return []item{bad(at, "invalid JSON: %v", err)}
 		}
 		var out []item
@@ -233,7 +233,7 @@ func decodeV1(key string, raw []byte, at RecordError) []item {
 		return out
 	}
 	var r v1Record
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := unmarshalFast(raw, &r); err != nil {
 		return []item{bad(at, "invalid v1.1 status: %v", err)}
 	}
 	if r.Statuses != nil && first(r.IDStr, r.ID) == 0 {

@@ -27,7 +27,10 @@ type Store struct {
 	name string // the database for logs, without credentials
 }
 
-var _ social.Store = (*Store)(nil)
+var (
+	_ social.Store      = (*Store)(nil)
+	_ social.BulkLoader = (*Store)(nil)
+)
 
 // Open connects to the database at url (postgres://… or a key=value
 // connection string) and migrates it to the current schema. Tables live in

@@ -5,18 +5,18 @@ import "strings"
 // Post flags: facts about a post that search filters test, computed once
 // when the post is written (Flags) and stored as a bit set by every engine.
 const (
-	FlagReply        int64 = 1 << iota // a reply
-	FlagSelfThread                     // a reply to the author's own post
-	FlagQuote                          // quotes a post
-	FlagRepost                         // a native repost
-	FlagOldRetweet                     // text starts with "RT @"
-	FlagMedia                          // has any media
-	FlagImages                         // has a photo
-	FlagVideos                         // has a video or animated GIF
-	FlagLinks                          // has a URL entity
-	FlagMentions                       // mentions a user
-	FlagHashtags                       // has a hashtag
-	FlagEngagement                     // any favourite, repost, reply or quote
+	FlagReply      int64 = 1 << iota // a reply
+	FlagSelfThread                   // a reply to the author's own post
+	FlagQuote                        // quotes a post
+	FlagRepost                       // a native repost
+	FlagOldRetweet                   // text starts with "RT @"
+	FlagMedia                        // has any media
+	FlagImages                       // has a photo
+	FlagVideos                       // has a video or animated GIF
+	FlagLinks                        // has a URL entity
+	FlagMentions                     // mentions a user
+	FlagHashtags                     // has a hashtag
+	FlagEngagement                   // any favourite, repost, reply or quote
 )
 
 // Flags computes a post's flag set.

@@ -129,3 +129,13 @@ type Store interface {
 	// Close releases the database.
 	Close() error
 }
+
+// BulkLoader is a Writer with a path tuned for loading many posts at once
+// (roost gen, roost import). Bulk runs load with a writer whose every Write
+// keeps the Writer contract (atomic, idempotent, exact stats); the store may
+// defer index maintenance and per-commit syncs until load returns, and
+// makes everything durable and indexed before Bulk returns, also when load
+// fails. expectPosts is about how many posts load will write.
+type BulkLoader interface {
+	Bulk(ctx context.Context, expectPosts int64, load func(Writer) error) error
+}

@@ -24,9 +24,9 @@ func scanKey(row interface{ Scan(...any) error }) (social.APIKey, error) {
 		return k, fmt.Errorf("sqlite: api key: %w", err)
 	}
 	copy(k.Digest[:], digest)
-	k.CreatedAt = fromMicros(created)
+	k.CreatedAt = social.FromMicros(created)
 	if revoked.Valid {
-		t := fromMicros(revoked.Int64)
+		t := social.FromMicros(revoked.Int64)
 		k.RevokedAt = &t
 	}
 	return k, nil
@@ -184,7 +184,7 @@ func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, 
 			&e.BalanceAfter, &at); err != nil {
 			return nil, fmt.Errorf("sqlite: ledger: %w", err)
 		}
-		e.CreatedAt = fromMicros(at)
+		e.CreatedAt = social.FromMicros(at)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

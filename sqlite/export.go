@@ -30,16 +30,16 @@ func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error 
 				func(ps []social.Post) error { return fn(&social.Batch{Posts: ps}) })
 		},
 		exportPairs(ctx, s, "follows", "follower_id", "followee_id", "created_at", func(a, b, t int64) social.Follow {
-			return social.Follow{FollowerID: a, FolloweeID: b, CreatedAt: fromMicros(t)}
+			return social.Follow{FollowerID: a, FolloweeID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.Follow) error { return fn(&social.Batch{Follows: v}) }),
 		exportPairs(ctx, s, "reposts", "post_id", "user_id", "created_at", func(a, b, t int64) social.Repost {
-			return social.Repost{PostID: a, UserID: b, CreatedAt: fromMicros(t)}
+			return social.Repost{PostID: a, UserID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.Repost) error { return fn(&social.Batch{Reposts: v}) }),
 		exportPairs(ctx, s, "affiliations", "org_id", "user_id", "created_at", func(a, b, t int64) social.Affiliation {
-			return social.Affiliation{OrgID: a, UserID: b, CreatedAt: fromMicros(t)}
+			return social.Affiliation{OrgID: a, UserID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.Affiliation) error { return fn(&social.Batch{Affiliations: v}) }),
 		exportPairs(ctx, s, "highlights", "user_id", "post_id", "created_at", func(a, b, t int64) social.Highlight {
-			return social.Highlight{UserID: a, PostID: b, CreatedAt: fromMicros(t)}
+			return social.Highlight{UserID: a, PostID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.Highlight) error { return fn(&social.Batch{Highlights: v}) }),
 		func() error {
 			return exportRows(ctx, s, `SELECT `+listColumns+` FROM lists l WHERE l.id > ? ORDER BY l.id LIMIT ?`, 1,
@@ -48,10 +48,10 @@ func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error 
 				func(ls []social.List) error { return fn(&social.Batch{Lists: ls}) })
 		},
 		exportPairs(ctx, s, "list_members", "list_id", "user_id", "created_at", func(a, b, t int64) social.ListMember {
-			return social.ListMember{ListID: a, UserID: b, CreatedAt: fromMicros(t)}
+			return social.ListMember{ListID: a, UserID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.ListMember) error { return fn(&social.Batch{ListMembers: v}) }),
 		exportPairs(ctx, s, "list_subscribers", "list_id", "user_id", "created_at", func(a, b, t int64) social.ListSubscriber {
-			return social.ListSubscriber{ListID: a, UserID: b, CreatedAt: fromMicros(t)}
+			return social.ListSubscriber{ListID: a, UserID: b, CreatedAt: social.FromMicros(t)}
 		}, func(v []social.ListSubscriber) error { return fn(&social.Batch{ListSubscribers: v}) }),
 		func() error {
 			return exportRows(ctx, s, `SELECT id, name, description, creator_id, created_at, pinned_post_id, member_count
@@ -60,7 +60,7 @@ func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error 
 					var c social.Community
 					var t int64
 					err := r.Scan(&c.ID, &c.Name, &c.Description, &c.CreatorID, &t, &c.PinnedPostID, &c.MemberCount)
-					c.CreatedAt = fromMicros(t)
+					c.CreatedAt = social.FromMicros(t)
 					return c, err
 				},
 				func(c social.Community) []any { return []any{c.ID} },
@@ -73,7 +73,7 @@ func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error 
 					var m social.CommunityMember
 					var t int64
 					err := r.Scan(&m.CommunityID, &m.UserID, &m.Role, &t)
-					m.JoinedAt = fromMicros(t)
+					m.JoinedAt = social.FromMicros(t)
 					return m, err
 				},
 				func(m social.CommunityMember) []any { return []any{m.CommunityID, m.UserID} },
@@ -161,7 +161,7 @@ func (s *Store) ExportLedger(ctx context.Context, fn func([]social.LedgerEntry) 
 			var e social.LedgerEntry
 			var t int64
 			err := r.Scan(&e.ID, &e.KeyID, &e.Kind, &e.RequestID, &e.Endpoint, &e.Items, &e.Amount, &e.BalanceAfter, &t)
-			e.CreatedAt = fromMicros(t)
+			e.CreatedAt = social.FromMicros(t)
 			return e, err
 		},
 		func(e social.LedgerEntry) []any { return []any{e.ID} }, fn)
@@ -179,18 +179,18 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 	for _, k := range keys {
 		var revoked any
 		if k.RevokedAt != nil {
-			revoked = micros(*k.RevokedAt)
+			revoked = social.Micros(*k.RevokedAt)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO api_keys (id, name, prefix, digest, balance, rate_limit,
 			created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, k.Prefix, k.Digest[:], k.Balance,
-			k.RateLimit, micros(k.CreatedAt), revoked); err != nil {
+			k.RateLimit, social.Micros(k.CreatedAt), revoked); err != nil {
 			return fmt.Errorf("sqlite: restore key %d: %w", k.ID, err)
 		}
 	}
 	for _, e := range ledger {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ledger (id, key_id, kind, request_id, endpoint, items,
 			amount, balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.KeyID, e.Kind, e.RequestID,
-			e.Endpoint, e.Items, e.Amount, e.BalanceAfter, micros(e.CreatedAt)); err != nil {
+			e.Endpoint, e.Items, e.Amount, e.BalanceAfter, social.Micros(e.CreatedAt)); err != nil {
 			return fmt.Errorf("sqlite: restore ledger row %d: %w", e.ID, err)
 		}
 	}

@@ -23,7 +23,7 @@ func scanList(row scanner, extra ...any) (social.List, error) {
 		}
 		return l, fmt.Errorf("sqlite: scan list: %w", err)
 	}
-	l.CreatedAt = fromMicros(created)
+	l.CreatedAt = social.FromMicros(created)
 	return l, nil
 }
 
@@ -72,7 +72,7 @@ func (s *Store) Community(ctx context.Context, id int64) (social.Community, erro
 	if err != nil {
 		return c, fmt.Errorf("sqlite: community: %w", err)
 	}
-	c.CreatedAt = fromMicros(created)
+	c.CreatedAt = social.FromMicros(created)
 	return c, nil
 }
 

@@ -27,7 +27,7 @@ func scanPost(rows *sql.Rows, extra ...any) (social.Post, error) {
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return p, fmt.Errorf("sqlite: scan post: %w", err)
 	}
-	p.CreatedAt = fromMicros(created)
+	p.CreatedAt = social.FromMicros(created)
 	p.Truncated = truncated != 0
 	if views.Valid {
 		v := views.Int64

@@ -33,7 +33,7 @@ func scanUser(row scanner, extra ...any) (social.User, error) {
 	}
 	u.Protected, u.Verified, u.BlueVerified = prot != 0, ver != 0, blue != 0
 	u.ShadowBanned, u.CanDM, u.Stub = shadow != 0, dm != 0, stub != 0
-	u.CreatedAt = fromMicros(created)
+	u.CreatedAt = social.FromMicros(created)
 	return u, nil
 }
 

@@ -18,7 +18,7 @@ import (
 // the generated database named by ROOST_BENCH_DB, and reports latency
 // percentiles of first pages, later pages and max_id: walks:
 //
-//	roost gen --db /tmp/search10m.db --posts 10000000   # or TestGenerateBenchDB
+//	roost gen --db /tmp/search10m.db --users 100000 --posts 10000000
 //	ROOST_BENCH_DB=/tmp/search10m.db go test ./sqlite -run '^$' -bench SearchMix -benchtime 3x
 //
 // The mix takes its user names and rare words from the database, so it

@@ -31,7 +31,10 @@ type Store struct {
 	debits *debitBatcher
 }
 
-var _ social.Store = (*Store)(nil)
+var (
+	_ social.Store      = (*Store)(nil)
+	_ social.BulkLoader = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database at path and migrates it to
 // the current schema. Two processes may open the same file at once.
@@ -51,6 +54,11 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	write.SetConnMaxLifetime(0)
 	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{}}
 	if err := s.migrate(ctx); err != nil {
+		write.Close()
+		return nil, err
+	}
+	// A bulk load that died left indexes to rebuild (see Bulk).
+	if err := s.bulkRestore(ctx); err != nil {
 		write.Close()
 		return nil, err
 	}

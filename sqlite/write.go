@@ -3,30 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
-	"roost/search"
 	"roost/social"
 )
-
-// micros converts a time to the stored Unix microseconds.
-func micros(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMicro()
-}
-
-// fromMicros converts stored Unix microseconds to a UTC time.
-func fromMicros(us int64) time.Time {
-	if us == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(us).UTC()
-}
 
 func b2i(b bool) int {
 	if b {
@@ -37,8 +18,18 @@ func b2i(b bool) int {
 
 // Write stores a batch in one transaction (see social.Writer).
 func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	return s.writeBatch(ctx, s.write, b)
+}
+
+// txBeginner is a *sql.DB or a *sql.Conn.
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// writeBatch stores a batch in one transaction begun on db.
+func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) (social.WriteStats, error) {
 	var st social.WriteStats
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return st, fmt.Errorf("sqlite: write: begin: %w", err)
 	}
@@ -54,6 +45,9 @@ func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, 
 	if err := w.relations(b); err != nil {
 		return social.WriteStats{}, err
 	}
+	if err := w.ix.flush(w); err != nil {
+		return social.WriteStats{}, err
+	}
 	if err := tx.Commit(); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
@@ -65,6 +59,9 @@ type batchWriter struct {
 	ctx   context.Context
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+
+	// Index rows of the batch's posts, written at the end (see postIndex).
+	ix postIndex
 }
 
 func (w *batchWriter) close() {
@@ -93,6 +90,22 @@ func (w *batchWriter) exec(query string, args ...any) error {
 // value of column col (empty col: just presence).
 func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// Appending (every id above the largest stored one, an O(log n) probe
+	// of the primary key) needs no look-up: nothing exists.
+	lo := ids[0]
+	for _, id := range ids[1:] {
+		lo = min(lo, id)
+	}
+	var top int64
+	if err := w.tx.QueryRowContext(w.ctx, "SELECT coalesce(max(id), 0) FROM "+table).Scan(&top); err != nil {
+		return nil, fmt.Errorf("sqlite: write: look up %s: %w", table, err)
+	}
+	if lo > top {
+		return out, nil
+	}
 	const chunk = 500
 	for len(ids) > 0 {
 		n := min(chunk, len(ids))
@@ -127,10 +140,12 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 	return out, nil
 }
 
-const upsertUser = `INSERT INTO users (id, screen_name, name, location, url, description, protected, verified,
+const userColumnsWritten = `INSERT INTO users (id, screen_name, name, location, url, description, protected, verified,
 	blue_verified, shadow_banned, can_dm, followers_count, friends_count, listed_count, favourites_count,
 	statuses_count, media_count, created_at, banner_url, image_url, pinned_post_id, professional_type, stub)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)
+VALUES `
+
+const userUpsertTail = `
 ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = excluded.name,
 	location = excluded.location, url = excluded.url, description = excluded.description,
 	protected = excluded.protected, verified = excluded.verified, blue_verified = excluded.blue_verified,
@@ -141,10 +156,25 @@ ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = exclud
 	created_at = excluded.created_at, banner_url = excluded.banner_url, image_url = excluded.image_url,
 	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type, stub = 0`
 
-const insertStubUser = `INSERT INTO users (id, screen_name, name, stub) VALUES (?, ?, ?, 1)
+const stubColumnsWritten = `INSERT INTO users (id, screen_name, name, stub) VALUES `
+
+const stubUpsertTail = `
 ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = excluded.name
 WHERE users.stub = 1 AND users.screen_name = '' AND excluded.screen_name != ''`
 
+// Values per users row, and rows per statement.
+const (
+	userArgs  = 22
+	stubArgs  = 3
+	userChunk = 64
+	stubChunk = 500
+)
+
+// users upserts a batch's users, many rows per statement: every stub
+// first, then every profile, each in batch order. That order ends where
+// the batch's order does: a profile replaces a stub, and a stub never
+// replaces a stored user, so a stub only counts before any profile of its
+// user, and among stubs and among profiles the order is kept.
 func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 	if len(us) == 0 {
 		return nil
@@ -157,6 +187,7 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 	if err != nil {
 		return err
 	}
+	var stubs, full []any
 	for i := range us {
 		u := &us[i]
 		if u.ID <= 0 {
@@ -164,21 +195,17 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 		}
 		_, had := old[u.ID]
 		if u.Stub {
-			if err := w.exec(insertStubUser, u.ID, u.ScreenName, u.Name); err != nil {
-				return err
-			}
+			stubs = append(stubs, u.ID, u.ScreenName, u.Name)
 			if !had {
 				st.UsersInserted++
 				old[u.ID] = ""
 			}
 			continue
 		}
-		if err := w.exec(upsertUser, u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
+		full = append(full, u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 			b2i(u.Protected), b2i(u.Verified), b2i(u.BlueVerified), b2i(u.ShadowBanned), b2i(u.CanDM),
 			u.FollowersCount, u.FriendsCount, u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount,
-			micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType); err != nil {
-			return err
-		}
+			social.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType)
 		if had {
 			st.UsersUpdated++
 		} else {
@@ -186,146 +213,21 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 			old[u.ID] = ""
 		}
 	}
-	return nil
-}
-
-const upsertPost = `INSERT INTO posts (id, author_id, created_at, text, source, truncated, lang, reply_to_id,
-	reply_to_user_id, reply_to_screen_name, quoted_id, repost_of_id, conversation_id, community_id,
-	quote_count, reply_count, retweet_count, favorite_count, bookmark_count, views, score, flags, entities)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-ON CONFLICT (id) DO UPDATE SET author_id = excluded.author_id, created_at = excluded.created_at,
-	text = excluded.text, source = excluded.source, truncated = excluded.truncated, lang = excluded.lang,
-	reply_to_id = excluded.reply_to_id, reply_to_user_id = excluded.reply_to_user_id,
-	reply_to_screen_name = excluded.reply_to_screen_name, quoted_id = excluded.quoted_id,
-	repost_of_id = excluded.repost_of_id, conversation_id = excluded.conversation_id,
-	community_id = excluded.community_id, quote_count = excluded.quote_count,
-	reply_count = excluded.reply_count, retweet_count = excluded.retweet_count,
-	favorite_count = excluded.favorite_count, bookmark_count = excluded.bookmark_count,
-	views = coalesce(excluded.views, posts.views), score = excluded.score, flags = excluded.flags,
-	entities = excluded.entities`
-
-func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	ids := make([]int64, len(ps))
-	for i := range ps {
-		ids[i] = ps[i].ID
-	}
-	old, err := w.existing("posts", "entities", ids)
-	if err != nil {
+	if err := w.execRows(stubColumnsWritten, "(?,?,?,1)", stubUpsertTail, stubArgs, stubChunk, stubs); err != nil {
 		return err
 	}
-	for i := range ps {
-		p := &ps[i]
-		if p.ID <= 0 || p.AuthorID <= 0 {
-			return fmt.Errorf("sqlite: write: post %d by %d: %w", p.ID, p.AuthorID, social.ErrInvalid)
-		}
-		ent, err := json.Marshal(&p.Entities)
-		if err != nil {
-			return fmt.Errorf("sqlite: write: post %d entities: %w", p.ID, err)
-		}
-		oldEnt, had := old[p.ID]
-		if had {
-			if err := w.unindex(p.ID, oldEnt); err != nil {
-				return err
-			}
-		}
-		var views any
-		if p.Views != nil {
-			views = *p.Views
-		}
-		conv := p.ConversationID
-		if conv == 0 {
-			conv = p.ID
-		}
-		if err := w.exec(upsertPost, p.ID, p.AuthorID, micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
-			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
-			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
-			p.BookmarkCount, views, social.Score(p), social.Flags(p), ent); err != nil {
+	return w.execRows(userColumnsWritten, "("+strings.Repeat("?,", userArgs)+"0)", userUpsertTail, userArgs, userChunk, full)
+}
+
+// execRows runs head VALUES row, row… tail over args (width values per
+// row), at most chunk rows per statement.
+func (w *batchWriter) execRows(head, row, tail string, width, chunk int, args []any) error {
+	for len(args) > 0 {
+		n := min(len(args)/width, chunk)
+		if err := w.exec(head+valuesList(n, row)+tail, args[:n*width]...); err != nil {
 			return err
 		}
-		if err := w.index(p); err != nil {
-			return err
-		}
-		if had {
-			st.PostsUpdated++
-		} else {
-			st.PostsInserted++
-			old[p.ID] = string(ent)
-		}
+		args = args[n*width:]
 	}
 	return nil
-}
-
-// index adds a post to the full-text, mention and tag indexes.
-func (w *batchWriter) index(p *social.Post) error {
-	if err := w.exec(`INSERT INTO posts_fts (rowid, text, urls) VALUES (?, ?, ?)`,
-		p.ID, search.IndexText(p.Text), urlText(&p.Entities)); err != nil {
-		return err
-	}
-	for _, name := range mentionNames(&p.Entities) {
-		if err := w.exec(`INSERT OR IGNORE INTO post_mentions (name, post_id) VALUES (?, ?)`, name, p.ID); err != nil {
-			return err
-		}
-	}
-	for _, tag := range tagKeys(&p.Entities) {
-		if err := w.exec(`INSERT OR IGNORE INTO post_tags (tag, post_id) VALUES (?, ?)`, tag, p.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// unindex removes a stored post (with its stored entities) from the indexes.
-func (w *batchWriter) unindex(id int64, entities string) error {
-	if err := w.exec(`DELETE FROM posts_fts WHERE rowid = ?`, id); err != nil {
-		return err
-	}
-	var e social.Entities
-	if err := json.Unmarshal([]byte(entities), &e); err != nil {
-		return fmt.Errorf("sqlite: write: stored entities of post %d: %w", id, err)
-	}
-	for _, name := range mentionNames(&e) {
-		if err := w.exec(`DELETE FROM post_mentions WHERE name = ? AND post_id = ?`, name, id); err != nil {
-			return err
-		}
-	}
-	for _, tag := range tagKeys(&e) {
-		if err := w.exec(`DELETE FROM post_tags WHERE tag = ? AND post_id = ?`, tag, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// urlText is what the index holds for url: — the expanded URLs.
-func urlText(e *social.Entities) string {
-	var b strings.Builder
-	for _, u := range e.URLs {
-		b.WriteString(u.ExpandedURL)
-		b.WriteByte(' ')
-	}
-	return b.String()
-}
-
-func mentionNames(e *social.Entities) []string {
-	out := make([]string, 0, len(e.Mentions))
-	for _, m := range e.Mentions {
-		if m.ScreenName != "" {
-			out = append(out, strings.ToLower(m.ScreenName))
-		}
-	}
-	return out
-}
-
-func tagKeys(e *social.Entities) []string {
-	out := make([]string, 0, len(e.Hashtags)+len(e.Symbols))
-	for _, h := range e.Hashtags {
-		out = append(out, "#"+strings.ToLower(h.Text))
-	}
-	for _, c := range e.Symbols {
-		out = append(out, "$"+strings.ToLower(c.Text))
-	}
-	return out
 }

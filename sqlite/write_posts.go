@@ -1,0 +1,316 @@
+package sqlite
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"roost/search"
+	"roost/social"
+)
+
+const postColumnsWritten = `INSERT INTO posts (id, author_id, created_at, text, source, truncated, lang, reply_to_id,
+	reply_to_user_id, reply_to_screen_name, quoted_id, repost_of_id, conversation_id, community_id,
+	quote_count, reply_count, retweet_count, favorite_count, bookmark_count, views, score, flags, entities)
+VALUES `
+
+const postUpsertTail = `
+ON CONFLICT (id) DO UPDATE SET author_id = excluded.author_id, created_at = excluded.created_at,
+	text = excluded.text, source = excluded.source, truncated = excluded.truncated, lang = excluded.lang,
+	reply_to_id = excluded.reply_to_id, reply_to_user_id = excluded.reply_to_user_id,
+	reply_to_screen_name = excluded.reply_to_screen_name, quoted_id = excluded.quoted_id,
+	repost_of_id = excluded.repost_of_id, conversation_id = excluded.conversation_id,
+	community_id = excluded.community_id, quote_count = excluded.quote_count,
+	reply_count = excluded.reply_count, retweet_count = excluded.retweet_count,
+	favorite_count = excluded.favorite_count, bookmark_count = excluded.bookmark_count,
+	views = coalesce(excluded.views, posts.views), score = excluded.score, flags = excluded.flags,
+	entities = excluded.entities`
+
+// postArgs is the number of values of one posts row.
+const postArgs = 23
+
+// Rows per multi-row statement: fewer statements, the same work per row.
+const (
+	postChunk  = 64   // 23 values each
+	entryChunk = 500  // mention and tag rows, 2 values each
+	ftsChunk   = 2000 // full-text rows, 3 values each
+	prepChunk  = 256  // posts prepared per hand-over
+)
+
+// preparedPost is everything a post's rows need that is computed in Go,
+// worked out on another goroutine while earlier posts are written.
+type preparedPost struct {
+	args      []any // the posts row
+	ent       string
+	text, url string // the full-text row
+	mentions  []string
+	tags      []string
+	err       error
+}
+
+func preparePost(p *social.Post) preparedPost {
+	if p.ID <= 0 || p.AuthorID <= 0 {
+		return preparedPost{err: fmt.Errorf("sqlite: write: post %d by %d: %w", p.ID, p.AuthorID, social.ErrInvalid)}
+	}
+	ent, err := json.Marshal(&p.Entities)
+	if err != nil {
+		return preparedPost{err: fmt.Errorf("sqlite: write: post %d entities: %w", p.ID, err)}
+	}
+	var views any
+	if p.Views != nil {
+		views = *p.Views
+	}
+	conv := p.ConversationID
+	if conv == 0 {
+		conv = p.ID
+	}
+	e := string(ent)
+	return preparedPost{
+		args: []any{p.ID, p.AuthorID, social.Micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
+			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
+			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
+			p.BookmarkCount, views, social.Score(p), social.Flags(p), e},
+		ent: e, text: search.IndexText(p.Text), url: urlText(&p.Entities),
+		mentions: social.MentionKeys(&p.Entities), tags: social.TagKeys(&p.Entities),
+	}
+}
+
+// posts upserts a batch's posts. A goroutine prepares them in order while
+// this one writes those already prepared.
+func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(ps))
+	for i := range ps {
+		ids[i] = ps[i].ID
+	}
+	old, err := w.existing("posts", "entities", ids)
+	if err != nil {
+		return err
+	}
+	prep := make([]preparedPost, len(ps))
+	ready := make(chan int, len(ps)/prepChunk+1)
+	go func() {
+		defer close(ready)
+		for lo := 0; lo < len(ps); lo += prepChunk {
+			hi := min(lo+prepChunk, len(ps))
+			for i := lo; i < hi; i++ {
+				prep[i] = preparePost(&ps[i])
+			}
+			ready <- hi
+		}
+	}()
+	defer func() {
+		for range ready { // let the preparer finish on an early return
+		}
+	}()
+	pending := make([]any, 0, postChunk*postArgs)
+	i := 0
+	for hi := range ready {
+		for ; i < hi; i++ {
+			p, pp := &ps[i], &prep[i]
+			if pp.err != nil {
+				return pp.err
+			}
+			if oldEnt, had := old[p.ID]; had {
+				if err := w.unindex(p.ID, oldEnt); err != nil {
+					return err
+				}
+				st.PostsUpdated++
+			} else {
+				st.PostsInserted++
+			}
+			// A later copy in the same batch replaces this one.
+			old[p.ID] = pp.ent
+			w.ix.add(p.ID, pp)
+			pending = append(pending, pp.args...)
+			if len(pending) == cap(pending) {
+				if err := w.upsertPosts(pending); err != nil {
+					return err
+				}
+				pending = pending[:0]
+			}
+		}
+	}
+	return w.upsertPosts(pending)
+}
+
+// postRow is the placeholders of one posts row.
+var postRow = "(" + strings.TrimSuffix(strings.Repeat("?,", postArgs), ",") + ")"
+
+// upsertPosts writes posts rows (postArgs values each).
+func (w *batchWriter) upsertPosts(args []any) error {
+	return w.execRows(postColumnsWritten, postRow, postUpsertTail, postArgs, postChunk, args)
+}
+
+// unindex takes a post out of the indexes: the stored one (with its
+// stored entities), or the copy staged earlier in this batch.
+func (w *batchWriter) unindex(id int64, entities string) error {
+	if w.ix.drop(id) {
+		return nil
+	}
+	w.ix.ftsDel = append(w.ix.ftsDel, id)
+	var e social.Entities
+	if err := json.Unmarshal([]byte(entities), &e); err != nil {
+		return fmt.Errorf("sqlite: write: stored entities of post %d: %w", id, err)
+	}
+	for _, name := range social.MentionKeys(&e) {
+		if err := w.exec(`DELETE FROM post_mentions WHERE name = ? AND post_id = ?`, name, id); err != nil {
+			return err
+		}
+	}
+	for _, tag := range social.TagKeys(&e) {
+		if err := w.exec(`DELETE FROM post_tags WHERE tag = ? AND post_id = ?`, tag, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postIndex gathers a batch's full-text, mention and tag rows, written at
+// the end of the transaction, many rows per statement (flush).
+type postIndex struct {
+	fts      []ftsRow
+	mentions []entryRow
+	tags     []entryRow
+	staged   map[int64]stagedRows
+	ftsDel   []int64 // stored posts to take out of the full-text index
+}
+
+type ftsRow struct {
+	id        int64
+	text, url string
+	dropped   bool
+}
+
+// entryRow is a row of post_mentions or post_tags.
+type entryRow struct {
+	key     string
+	id      int64
+	dropped bool
+}
+
+// stagedRows locates one post's rows in a postIndex.
+type stagedRows struct{ fts, m0, m1, t0, t1 int }
+
+func (x *postIndex) add(id int64, pp *preparedPost) {
+	if x.staged == nil {
+		x.staged = make(map[int64]stagedRows)
+	}
+	r := stagedRows{fts: len(x.fts), m0: len(x.mentions), t0: len(x.tags)}
+	x.fts = append(x.fts, ftsRow{id: id, text: pp.text, url: pp.url})
+	for _, m := range pp.mentions {
+		x.mentions = append(x.mentions, entryRow{key: m, id: id})
+	}
+	for _, t := range pp.tags {
+		x.tags = append(x.tags, entryRow{key: t, id: id})
+	}
+	r.m1, r.t1 = len(x.mentions), len(x.tags)
+	x.staged[id] = r
+}
+
+// drop forgets the rows staged for id, if any.
+func (x *postIndex) drop(id int64) bool {
+	r, ok := x.staged[id]
+	if !ok {
+		return false
+	}
+	x.fts[r.fts].dropped = true
+	for i := r.m0; i < r.m1; i++ {
+		x.mentions[i].dropped = true
+	}
+	for i := r.t0; i < r.t1; i++ {
+		x.tags[i].dropped = true
+	}
+	delete(x.staged, id)
+	return true
+}
+
+// flush writes the staged rows. It runs after every other statement of
+// the transaction.
+//
+// FTS5 writes the terms it holds in memory to a new segment whenever a
+// later statement of the transaction opens a statement savepoint, as every
+// write to posts does (it has triggers). Interleaved with the posts rows,
+// the full-text rows made one tiny segment per post, and the index spent
+// most of a write merging them. Written last, a batch makes one segment.
+func (x *postIndex) flush(w *batchWriter) error {
+	if err := x.flushEntries(w, x.mentions, "post_mentions (name, post_id)"); err != nil {
+		return err
+	}
+	if err := x.flushEntries(w, x.tags, "post_tags (tag, post_id)"); err != nil {
+		return err
+	}
+	for del := x.ftsDel; len(del) > 0; {
+		n := min(len(del), ftsChunk)
+		args := make([]any, n)
+		for i, id := range del[:n] {
+			args[i] = id
+		}
+		del = del[n:]
+		if err := w.exec(`DELETE FROM posts_fts WHERE rowid IN (`+valuesList(n, "?")+`)`, args...); err != nil {
+			return err
+		}
+	}
+	args := make([]any, 0, 3*min(len(x.fts), ftsChunk))
+	for i, r := range x.fts {
+		if !r.dropped {
+			args = append(args, r.id, r.text, r.url)
+		}
+		if len(args) == 3*ftsChunk || (i == len(x.fts)-1 && len(args) > 0) {
+			if err := w.exec(`INSERT INTO posts_fts (rowid, text, urls) VALUES `+valuesList(len(args)/3, "(?,?,?)"), args...); err != nil {
+				return err
+			}
+			args = args[:0]
+		}
+	}
+	*x = postIndex{}
+	return nil
+}
+
+// flushEntries inserts mention or tag rows in key order (neighbouring
+// rows land on the same pages).
+func (x *postIndex) flushEntries(w *batchWriter, rows []entryRow, into string) error {
+	rows = slices.DeleteFunc(rows, func(r entryRow) bool { return r.dropped })
+	slices.SortFunc(rows, func(a, b entryRow) int {
+		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
+	})
+	for len(rows) > 0 {
+		n := min(len(rows), entryChunk)
+		args := make([]any, 0, 2*n)
+		for _, r := range rows[:n] {
+			args = append(args, r.key, r.id)
+		}
+		rows = rows[n:]
+		if err := w.exec(`INSERT OR IGNORE INTO `+into+` VALUES `+valuesList(n, "(?,?)"), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// urlText is what the index holds for url: — the expanded URLs.
+func urlText(e *social.Entities) string {
+	var b strings.Builder
+	for _, u := range e.URLs {
+		b.WriteString(u.ExpandedURL)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// valuesList is n copies of one, comma-separated.
+func valuesList(n int, one string) string {
+	var b strings.Builder
+	b.Grow(n * (len(one) + 1))
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(one)
+	}
+	return b.String()
+}
