@@ -8,6 +8,7 @@ package perf
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,7 +39,9 @@ type Config struct {
 // Rig is a handler over a store with a key that can pay for every request.
 type Rig struct {
 	Handler http.Handler
+	store   social.Store
 	key     string
+	keyID   int64
 	users   []sample
 	words   []string
 }
@@ -50,19 +53,30 @@ type sample struct {
 }
 
 // NewRig builds the handler (logging nothing: a log line per request would
-// be measured too) and samples users and words from the data by
+// be measured too) with a key of its own (revoked by Close) and samples users and words from the data by
 // searching for common words, so it works on any database, generated or
 // imported.
 func NewRig(ctx context.Context, s social.Store) (*Rig, error) {
 	key, digest, prefix := billing.NewKey()
-	if _, err := s.CreateKey(ctx, social.APIKey{Name: "bench", Prefix: prefix, Digest: digest}, 1_000_000*billing.MicrosPerUSD); err != nil {
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "bench", Prefix: prefix, Digest: digest}, 1_000_000*billing.MicrosPerUSD)
+	if err != nil {
 		return nil, fmt.Errorf("perf: create bench key: %w", err)
 	}
-	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1}, s, nil, slog.New(slog.DiscardHandler)), key: key}
+	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1}, s, nil, slog.New(slog.DiscardHandler)),
+		store: s, key: key, keyID: k.ID}
 	if err := r.sample(); err != nil {
-		return nil, err
+		return nil, errors.Join(err, r.Close(ctx))
 	}
 	return r, nil
+}
+
+// Close revokes the rig's key: it stays in the ledger, but nobody can use
+// it (its secret was never shown anyway).
+func (r *Rig) Close(ctx context.Context) error {
+	if err := r.store.Revoke(ctx, r.keyID); err != nil {
+		return fmt.Errorf("perf: revoke bench key: %w", err)
+	}
+	return nil
 }
 
 // Get serves one GET request and returns its status and body.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"roost/gen"
@@ -46,5 +47,6 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
+	err = rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
+	return errors.Join(err, rig.Close(context.WithoutCancel(ctx)))
 }

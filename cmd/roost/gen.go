@@ -54,4 +54,3 @@ func generate(ctx context.Context, e *env, w social.Writer, cfg gen.Config) (gen
 		sum.Users, sum.Posts, el.Round(time.Millisecond), float64(sum.Posts)/el.Seconds())
 	return sum, nil
 }
-

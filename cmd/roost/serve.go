@@ -155,10 +155,10 @@ func printDemo(e *env, base, key string, ex *gen.Examples) {
 		line("/social/user/" + id(ex.OrganizationUserID) + "/affiliates")
 	}
 	if ex.ProtectedUserID != 0 {
-		line("/social/user/" + id(ex.ProtectedUserID) + "/tweets", "403: a protected profile")
+		line("/social/user/"+id(ex.ProtectedUserID)+"/tweets", "403: a protected profile")
 	}
 	if ex.ShadowBannedUsername != "" {
-		line("/social/search?query=from:" + ex.ShadowBannedUsername, "shadow-banned: no results")
+		line("/social/search?query=from:"+ex.ShadowBannedUsername, "shadow-banned: no results")
 	}
 	if ex.PostID != 0 {
 		fmt.Fprintf(e.stderr, "  curl -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' -d '{\"ids\":[\"%d\"]}' '%s/social/tweets-by-ids'\n", ex.PostID, base)
