@@ -214,4 +214,3 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 		Status string `json:"status"`
 	}{"ok"})
 }
-
