@@ -76,7 +76,8 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 }
 
 // topStatement plans a Top page: keyed by (score, id) descending. With a
-// driver of fewer than topSetCap rows, its candidates are sorted by score
+// driver of fewer than topSetCap rows, or an id range with an upper bound
+// (max_id:, until:) of fewer than topRangeCap rows, its candidates are sorted by score
 // through the covering index posts_id_score and checked in that order, so
 // that posts rows are read only until the page is full; otherwise posts are
 // scanned by score.
@@ -94,6 +95,18 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 		var err error
 		if d, n, err = s.smallest(ctx, pl, cands, topSetCap); err != nil {
 			return statement{}, err
+		}
+	}
+	if n >= topSetCap && pl.hi < maxInt64 {
+		// A score scan would first walk every post newer than the range
+		// (the score grows with recency), so a bounded range is sorted
+		// instead while it is not much larger than topSetCap.
+		rd, rn, err := s.smallest(ctx, pl, []access{rangeAccess}, topRangeCap)
+		if err != nil {
+			return statement{}, err
+		}
+		if rn < topRangeCap {
+			d, n = rd, 0
 		}
 	}
 	if n >= topSetCap {

@@ -35,10 +35,16 @@ import (
 //   - Top: when some driver has fewer than topSetCap rows, all its matches
 //     are sorted by score; otherwise the matches are common (at least
 //     topSetCap of them) and posts are scanned by score, stopping after
-//     limit+1 matches.
+//     limit+1 matches — unless the query bounds ids from above (max_id:,
+//     until:) to fewer than topRangeCap posts: the score scan would then
+//     walk every newer post first, so the range is sorted instead.
 const (
-	estimateCap  = 2000
-	topSetCap    = 20000
+	estimateCap = 2000
+	topSetCap   = 20000
+	// topRangeCap bounds the sort of an id range with an upper bound: a
+	// score scan would walk every newer post first, so sorting up to this
+	// many (id, score) pairs of the covering index is cheaper.
+	topRangeCap  = 250000
 	estimateStop = 100 // a driver this small is taken without counting others
 )
 
