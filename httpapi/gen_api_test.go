@@ -168,7 +168,7 @@ func benchShapeTimelinePage(b *testing.B, eng engine) {
 	for b.Loop() {
 		buf := pool.get()
 		next := "AeIE4gS433Yvu7vqOQ"
-		if err := encodeJSON(buf, tweetsPage[compactPost]{NextCursor: &next, Tweets: newCompactPosts(views)}); err != nil {
+		if err := encodeJSON(buf, tweetsPage[compactPost]{NextCursor: &next, Tweets: shapePosts(views, newCompactPost)}); err != nil {
 			b.Fatal(err)
 		}
 		b.SetBytes(int64(buf.Len()))

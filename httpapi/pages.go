@@ -42,7 +42,7 @@ func (s *server) compactPage(ctx context.Context, a *args, posts []social.Post, 
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[compactPost]{NextCursor: a.next(next), Tweets: newCompactPosts(views)}, len(views), nil
+	return tweetsPage[compactPost]{NextCursor: a.next(next), Tweets: shapePosts(views, newCompactPost)}, len(views), nil
 }
 
 // publicUser checks that the user exists (404) and is public (403).

@@ -108,10 +108,11 @@ func replyScreenName(p *social.Post) *string {
 	return &s
 }
 
-func newCompactPosts(vs []social.PostView) []compactPost {
-	out := make([]compactPost, len(vs))
+// shapePosts shapes every view with one of the post shapes below.
+func shapePosts[T any](vs []social.PostView, shape func(*social.PostView) T) []T {
+	out := make([]T, len(vs))
 	for i := range vs {
-		out[i] = newCompactPost(&vs[i])
+		out[i] = shape(&vs[i])
 	}
 	return out
 }
@@ -143,14 +144,6 @@ func newCompactPost(v *social.PostView) compactPost {
 	return c
 }
 
-func newHighlightPosts(vs []social.PostView) []highlightPost {
-	out := make([]highlightPost, len(vs))
-	for i := range vs {
-		out[i] = newHighlightPost(&vs[i])
-	}
-	return out
-}
-
 func newHighlightPost(v *social.PostView) highlightPost {
 	p := &v.Post
 	return highlightPost{
@@ -167,14 +160,6 @@ func newHighlightPost(v *social.PostView) highlightPost {
 		InReplyToScreenName:  replyScreenName(p),
 		User:                 newProfile(&v.Author, true),
 	}
-}
-
-func newFullPosts(vs []social.PostView) []fullPost {
-	out := make([]fullPost, len(vs))
-	for i := range vs {
-		out[i] = newFullPost(&vs[i])
-	}
-	return out
 }
 
 func newFullPost(v *social.PostView) fullPost {

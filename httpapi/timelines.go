@@ -34,7 +34,7 @@ func serveHighlights(ctx context.Context, s *server, a *args) (any, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[highlightPost]{NextCursor: a.next(page.Next), Tweets: newHighlightPosts(views)}, len(views), nil
+	return tweetsPage[highlightPost]{NextCursor: a.next(page.Next), Tweets: shapePosts(views, newHighlightPost)}, len(views), nil
 }
 
 // serveMentions is 4.9: posts mentioning a user named by screen name.
@@ -91,5 +91,5 @@ func serveThread(ctx context.Context, s *server, a *args) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[fullPost]{NextCursor: a.next(page.Next), Tweets: newFullPosts(views)}, len(views), nil
+	return tweetsPage[fullPost]{NextCursor: a.next(page.Next), Tweets: shapePosts(views, newFullPost)}, len(views), nil
 }

@@ -77,7 +77,7 @@ func serveTweetsByIDs(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	return newFullPosts(views), len(views), nil
+	return shapePosts(views, newFullPost), len(views), nil
 }
 
 // serveUserLists is 4.6: lists with their owners.
