@@ -158,10 +158,12 @@ func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
 
-// isCJK reports whether r is a character of a script written without spaces
-// between words, which the index keeps one character to a token.
+// isCJK reports whether r is a token character (see isTokenRune) of a
+// script written without spaces between words, which the index keeps one
+// character to a token. Symbols of those scripts (CJK radicals such as
+// U+2E8A) are separators like any other symbol.
 func isCJK(r rune) bool {
-	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return r >= 0x1100 && isTokenRune(r) && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // appendFold appends the folded form of the token rune r to buf.

@@ -23,6 +23,7 @@ func TestIndexText(t *testing.T) {
 		{"e-mail don't 12:30 3.14", "e mail don t 12 30 3 14"},
 		{"#Brexit @Jack $AAPL", "brexit jack aapl"},
 		{"東京タワー", "東 京 タ ワ ー"},
+		{"a⺊b ⻌道", "a b 道"}, // CJK radicals are symbols: separators
 		{"iPhone用の", "iphone 用 の"},
 		{"한국어 텍스트", "한 국 어 텍 스 트"},
 		{"ｶﾀｶﾅ", "カ タ カ ナ"},
@@ -197,7 +198,7 @@ func sharedTexts(t *testing.T) []string {
 // that index tokens hold only token characters, so an engine tokenizer
 // splitting at spaces and punctuation keeps them whole.
 func FuzzIndexText(f *testing.F) {
-	for _, s := range []string{"Café e-mail 東京タワー", "ｶﾞ ﬁ ① ὁδός", "https://t.co/x see:http://y", "\xff\u0301x"} {
+	for _, s := range []string{"Café e-mail 東京タワー", "ｶﾞ ﬁ ① ὁδός", "https://t.co/x see:http://y", "\xff\u0301x", "a⺊b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
