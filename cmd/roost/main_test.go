@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,6 +69,7 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"copy", "--from", "a.db"}, 2, "--from and --to are both required"},
 		{[]string{"serve", "--price", "0"}, 2, "--price must be more than 0"},
 		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--addr", "nope"}, 1, "missing port in address"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -82,6 +84,9 @@ func TestHelpAndUsageErrors(t *testing.T) {
 			}
 			if !strings.Contains(got, c.want) {
 				t.Fatalf("output lacks %q:\nstdout: %s\nstderr: %s", c.want, out, errOut)
+			}
+			if _, err := os.Stat("roost.db"); err == nil && c.code != 0 {
+				t.Fatalf("a failed command left roost.db behind")
 			}
 		})
 	}

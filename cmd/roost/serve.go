@@ -34,6 +34,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if *rate <= 0 {
 		return usageError("--rate-limit must be more than 0")
 	}
+	// Listen first: a bad or busy address fails before the database is
+	// created or any demo data generated.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
 	s, err := openStore(ctx, *db, e.log)
 	if err != nil {
 		return err
@@ -46,13 +53,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	limiter, err := newLimiter(s)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate}, s, limiter, e.log)
@@ -63,7 +65,6 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(e.stderr, "roost serving %s on %s\n", *db, base)
