@@ -294,7 +294,7 @@ func TestOpenRestoresAfterCrash(t *testing.T) {
 	if err != nil || dropped == 0 {
 		t.Fatalf("bulkBegin: %d dropped, %v", dropped, err)
 	}
-	if _, err := (bulkWriter{s: s}).Write(ctx, postsBatch(1000, 100)); err != nil {
+	if _, err := (&bulkWriter{s: s}).Write(ctx, postsBatch(1000, 100)); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close(ctx) // the process died: no restore

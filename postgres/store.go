@@ -25,6 +25,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	name string // the database for logs, without credentials
+
+	runes tsRunes // what the server's text-search parser makes of characters
 }
 
 var (

@@ -10,10 +10,12 @@ import (
 // tokens is the token string the full-text index holds for a post's text:
 // search.IndexText, which folds case and accents and splits CJK characters
 // in Go, the same for every engine. Its output is folded tokens separated
-// by single spaces, so to_tsvector('simple', …) and phraseto_tsquery('simple',
-// …) see exactly these tokens, one position each. Folding in Go rather than
-// with the unaccent extension keeps the index and the query compiler
-// consistent whether or not the extension is installed.
+// by single spaces, which to_tsvector('simple', …) and
+// phraseto_tsquery('simple', …) read alike (as words, nearly always one a
+// token; see tsvector.go for where the server's parser differs, and how
+// writes make its vectors in Go). Folding in Go rather than with the
+// unaccent extension keeps the index and the query compiler consistent
+// whether or not the extension is installed.
 func tokens(text string) string { return search.IndexText(text) }
 
 // queryTokens is the token string of one query word or several.

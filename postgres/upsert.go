@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -14,10 +17,13 @@ import (
 const copyThreshold = 64
 
 // column is one column of an upsert: its name, its type, and the SQL
-// expression that makes the stored value from the staged one (%s stands
-// for the staged value; "" means the value itself).
+// expression that makes the stored value from the staged one (%[1]s stands
+// for the staged value, %[2]s for the staged value of column src; "" means
+// the value itself). A column with stageOnly set is a source for another
+// column's expression, not a column of the table; such columns come last.
 type column struct {
-	name, typ, expr string
+	name, typ, expr, src string
+	stageOnly            bool
 }
 
 // upsertSpec is an INSERT … ON CONFLICT into one table.
@@ -26,15 +32,28 @@ type upsertSpec struct {
 	table    string
 	cols     []column
 	conflict string // the ON CONFLICT clause
+	// key is how many leading columns make the table's primary key, in its
+	// order: copyInto sends rows sorted by them, so that the key's b-tree
+	// is filled page after page rather than all over.
+	key int
 }
 
-func (u *upsertSpec) value(i int, src string) string {
-	if e := u.cols[i].expr; e != "" {
-		return fmt.Sprintf(e, src)
+// value is the stored value of column i, ref naming the staged value of a
+// column.
+func (u *upsertSpec) value(i int, ref func(j int) string) string {
+	c := u.cols[i]
+	if c.expr == "" {
+		return ref(i)
 	}
-	return src
+	src := ""
+	if c.src != "" {
+		src = ref(slices.IndexFunc(u.cols, func(d column) bool { return d.name == c.src }))
+	}
+	return fmt.Sprintf(c.expr, ref(i), src)
 }
 
+// names are the staged columns; targets is how many of them are columns of
+// the table (the first ones).
 func (u *upsertSpec) names() []string {
 	out := make([]string, len(u.cols))
 	for i, c := range u.cols {
@@ -43,13 +62,24 @@ func (u *upsertSpec) names() []string {
 	return out
 }
 
+func (u *upsertSpec) targets() int {
+	n := 0
+	for _, c := range u.cols {
+		if !c.stageOnly {
+			n++
+		}
+	}
+	return n
+}
+
 // rowSQL is the single-row statement: INSERT … VALUES ($1, …) ON CONFLICT.
 func (u *upsertSpec) rowSQL() string {
-	vals := make([]string, len(u.cols))
-	for i, c := range u.cols {
-		vals[i] = u.value(i, fmt.Sprintf("$%d::%s", i+1, c.typ))
+	n := u.targets()
+	vals := make([]string, n)
+	for i := range n {
+		vals[i] = u.value(i, func(j int) string { return fmt.Sprintf("$%d::%s", j+1, u.cols[j].typ) })
 	}
-	return "INSERT INTO " + u.table + " (" + strings.Join(u.names(), ", ") + ") VALUES (" +
+	return "INSERT INTO " + u.table + " (" + strings.Join(u.names()[:n], ", ") + ") VALUES (" +
 		strings.Join(vals, ", ") + ") " + u.conflict
 }
 
@@ -63,11 +93,12 @@ func (u *upsertSpec) stageSQL() string {
 }
 
 func (u *upsertSpec) selectSQL() string {
-	vals := make([]string, len(u.cols))
-	for i, c := range u.cols {
-		vals[i] = u.value(i, "s."+c.name)
+	n := u.targets()
+	vals := make([]string, n)
+	for i := range n {
+		vals[i] = u.value(i, func(j int) string { return "s." + u.cols[j].name })
 	}
-	return "INSERT INTO " + u.table + " (" + strings.Join(u.names(), ", ") + ") SELECT " +
+	return "INSERT INTO " + u.table + " (" + strings.Join(u.names()[:n], ", ") + ") SELECT " +
 		strings.Join(vals, ", ") + " FROM " + u.stage + " s " + u.conflict
 }
 
@@ -91,7 +122,7 @@ func (u *upsertSpec) run(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if _, err := tx.Exec(ctx, u.stageSQL()); err != nil {
 		return fmt.Errorf("postgres: write %s: stage: %w", u.table, err)
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{u.stage}, u.names(), pgx.CopyFromRows(rows)); err != nil {
+	if err := copyTo(ctx, tx, u.stage, u, len(u.cols), rows); err != nil {
 		return fmt.Errorf("postgres: write %s: copy: %w", u.table, err)
 	}
 	if _, err := tx.Exec(ctx, u.selectSQL()); err != nil {
@@ -101,6 +132,53 @@ func (u *upsertSpec) run(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 		return fmt.Errorf("postgres: write %s: drop stage: %w", u.table, err)
 	}
 	return nil
+}
+
+// errCopyConflict marks a failed copy of rows that were to be new straight
+// into their table: one of them exists (a unique constraint refused it).
+var errCopyConflict = errors.New("a copied row exists already")
+
+// copyInto copies rows (the table's columns of u, in order) straight into
+// u's table, inside tx: for rows known to be new, it saves the staging
+// table and the conflict checks of run. A unique violation (a row exists
+// after all) is reported as errCopyConflict; tx is then failed.
+func copyInto(ctx context.Context, tx pgx.Tx, u *upsertSpec, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if u.key > 0 {
+		slices.SortFunc(rows, func(a, b []any) int { return compareKeys(a[:u.key], b[:u.key]) })
+	}
+	err := copyTo(ctx, tx, u.table, u, u.targets(), rows)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("postgres: write %s: %w: %w", u.table, errCopyConflict, err)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: write %s: copy: %w", u.table, err)
+	}
+	return nil
+}
+
+// compareKeys orders two rows' keys (int64 and string values) column by
+// column, as PostgreSQL orders them (strings bytewise: the key columns of
+// text hold folded names and tags, for which the collation's order and the
+// bytes' order need not agree, but any order keeps pages together).
+func compareKeys(a, b []any) int {
+	for i := range a {
+		var c int
+		switch x := a[i].(type) {
+		case int64:
+			y, _ := b[i].(int64)
+			c = cmp.Compare(x, y)
+		case string:
+			y, _ := b[i].(string)
+			c = strings.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // setExcluded is "a = excluded.a, …" for the named columns.

@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -34,69 +34,50 @@ var insertStubUser = &upsertSpec{
 		WHERE users.stub AND users.screen_name = '' AND excluded.screen_name <> ''`,
 }
 
-var postUpdateCols = []string{"author_id", "created_at", "text", "source", "truncated", "lang", "reply_to_id",
-	"reply_to_user_id", "reply_to_screen_name", "quoted_id", "repost_of_id", "conversation_id", "community_id",
-	"quote_count", "reply_count", "retweet_count", "favorite_count", "bookmark_count", "score", "flags",
-	"entities", "tsv", "urls", "url_tsv"}
-
-var upsertPost = &upsertSpec{
-	stage: "stage_posts",
-	table: "posts",
-	cols: concat(cols("bigint", "id", "author_id", "created_at"), cols("text", "text", "source"),
-		cols("boolean", "truncated"), cols("text", "lang"), cols("bigint", "reply_to_id", "reply_to_user_id"),
-		cols("text", "reply_to_screen_name"),
-		cols("bigint", "quoted_id", "repost_of_id", "conversation_id", "community_id", "quote_count", "reply_count",
-			"retweet_count", "favorite_count", "bookmark_count", "views", "score", "flags"),
-		cols("text", "entities"),
-		[]column{{name: "tsv", typ: "text", expr: "to_tsvector('simple', %s)"}, {name: "urls", typ: "text"},
-			{name: "url_tsv", typ: "text", expr: "to_tsvector('simple', %s)"}}),
-	conflict: "ON CONFLICT (id) DO UPDATE SET " + setExcluded(postUpdateCols...) +
-		", views = coalesce(excluded.views, posts.views)",
-}
-
-var insertMention = &upsertSpec{
-	stage: "stage_post_mentions", table: "post_mentions",
-	cols:     concat(cols("text", "name"), cols("bigint", "post_id")),
-	conflict: "ON CONFLICT DO NOTHING",
-}
-
-var insertTag = &upsertSpec{
-	stage: "stage_post_tags", table: "post_tags",
-	cols:     concat(cols("text", "tag"), cols("bigint", "post_id")),
-	conflict: "ON CONFLICT DO NOTHING",
-}
-
 // Write stores a batch in one transaction (see social.Writer).
 func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
-	return s.write(ctx, b, false)
+	return s.write(ctx, b, false, nil)
 }
 
 // write stores a batch in one transaction; bulk commits it without waiting
-// for the log to reach the disk (see Bulk).
-func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool) (social.WriteStats, error) {
+// for the log to reach the disk (see Bulk), and first is the load's state
+// of relation copies (see writeRows), nil outside loads. New posts are
+// copied straight into their tables (see writePosts); when another writer
+// stored one of them meanwhile, or a mention or tag row of one exists, the
+// copy fails on a primary key and the batch is written again, as upserts
+// (the stats counted again with it).
+func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *copyFirst) (social.WriteStats, error) {
 	var st social.WriteStats
 	if err := validate(b); err != nil {
 		return st, err
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		st = social.WriteStats{}
-		if bulk {
-			if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-				return fmt.Errorf("synchronous_commit: %w", err)
+	direct := true
+	for {
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			st = social.WriteStats{}
+			if bulk {
+				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+					return fmt.Errorf("synchronous_commit: %w", err)
+				}
 			}
+			if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
+				return err
+			}
+			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct); err != nil {
+				return err
+			}
+			return writeRelations(ctx, tx, b, first)
+		})
+		if direct && errors.Is(err, errCopyConflict) {
+			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)
+			direct = false
+			continue
 		}
-		if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
-			return err
+		if err != nil {
+			return social.WriteStats{}, fmt.Errorf("postgres: write: %w", err)
 		}
-		if err := writePosts(ctx, tx, b.Posts, &st); err != nil {
-			return err
-		}
-		return writeRelations(ctx, tx, b)
-	})
-	if err != nil {
-		return social.WriteStats{}, fmt.Errorf("postgres: write: %w", err)
+		return st, nil
 	}
-	return st, nil
 }
 
 // validate refuses a batch the SQLite store would refuse, before anything
@@ -198,84 +179,4 @@ func writeUsers(ctx context.Context, tx pgx.Tx, us []social.User, st *social.Wri
 		return err
 	}
 	return insertStubUser.run(ctx, tx, stubRows)
-}
-
-// writePosts upserts posts: the last copy of a post in the batch wins, but
-// known views are never erased by a copy without them.
-func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.WriteStats) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	ids := make([]int64, len(ps))
-	for i := range ps {
-		ids[i] = ps[i].ID
-	}
-	had, err := existingIDs(ctx, tx, "posts", ids)
-	if err != nil {
-		return err
-	}
-	var stored []int64 // posts that existed before: their index rows are replaced
-	for id := range had {
-		stored = append(stored, id)
-	}
-	last := map[int64]int{}
-	views := map[int64]*int64{}
-	var order []int64
-	for i := range ps {
-		p := &ps[i]
-		if had[p.ID] {
-			st.PostsUpdated++
-		} else {
-			st.PostsInserted++
-			had[p.ID] = true
-		}
-		if _, seen := last[p.ID]; !seen {
-			order = append(order, p.ID)
-		}
-		last[p.ID] = i
-		if p.Views != nil {
-			views[p.ID] = p.Views
-		}
-	}
-	rows := make([][]any, 0, len(order))
-	var mentions, tags [][]any
-	for _, id := range order {
-		p := &ps[last[id]]
-		ent, err := json.Marshal(&p.Entities)
-		if err != nil {
-			return fmt.Errorf("post %d entities: %w", p.ID, err)
-		}
-		var v any
-		if views[id] != nil {
-			v = *views[id]
-		}
-		conv := p.ConversationID
-		if conv == 0 {
-			conv = p.ID
-		}
-		rows = append(rows, []any{p.ID, p.AuthorID, social.Micros(p.CreatedAt), p.Text, p.Source, p.Truncated, p.Lang,
-			p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID, conv, p.CommunityID,
-			p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount, p.BookmarkCount, v, social.Score(p),
-			social.Flags(p), string(ent), tokens(p.Text), urlLines(&p.Entities), urlTokens(&p.Entities)})
-		for _, n := range social.MentionKeys(&p.Entities) {
-			mentions = append(mentions, []any{n, p.ID})
-		}
-		for _, t := range social.TagKeys(&p.Entities) {
-			tags = append(tags, []any{t, p.ID})
-		}
-	}
-	if len(stored) > 0 {
-		for _, t := range []string{"post_mentions", "post_tags"} {
-			if _, err := tx.Exec(ctx, "DELETE FROM "+t+" WHERE post_id = ANY($1)", stored); err != nil {
-				return fmt.Errorf("unindex posts: %w", err)
-			}
-		}
-	}
-	if err := upsertPost.run(ctx, tx, rows); err != nil {
-		return err
-	}
-	if err := insertMention.run(ctx, tx, mentions); err != nil {
-		return err
-	}
-	return insertTag.run(ctx, tx, tags)
 }

@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,6 +18,7 @@ func pairSpec(table, a, b, at string) *upsertSpec {
 		table:    table,
 		cols:     cols("bigint", a, b, at),
 		conflict: "ON CONFLICT (" + a + ", " + b + ") DO UPDATE SET " + at + " = excluded." + at,
+		key:      2,
 	}
 }
 
@@ -71,8 +75,56 @@ func lastWins[K comparable](n int, key func(i int) K, row func(i int) []any) [][
 
 type pair struct{ a, b int64 }
 
-// writeRelations writes the relations, lists and communities of a batch.
-func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch) error {
+// copyFirst is what a bulk load learnt about copying relation rows
+// straight into their tables: a table is tried until one copy finds a row
+// that exists already, then its rows are upserted for the rest of the load.
+// A nil *copyFirst tries nothing.
+type copyFirst struct {
+	log    *slog.Logger
+	mu     sync.Mutex
+	failed map[string]bool
+}
+
+func (c *copyFirst) try(table string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.failed[table]
+}
+
+func (c *copyFirst) fail(table string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed == nil {
+		c.failed = map[string]bool{}
+	}
+	if !c.failed[table] && c.log != nil {
+		c.log.Info("bulk load: rows exist already: upserting them for the rest of the load", "table", table)
+	}
+	c.failed[table] = true
+}
+
+// writeRows writes rows with spec: when first tries the table, a copy
+// straight into it under a savepoint (no staging table, no conflict
+// checks), and upserts only if one of the rows exists already; else
+// upserts. Both leave the same rows: the rows of a batch are unique by key.
+func writeRows(ctx context.Context, tx pgx.Tx, spec *upsertSpec, rows [][]any, first *copyFirst) error {
+	if len(rows) < copyThreshold || !first.try(spec.table) {
+		return spec.run(ctx, tx, rows)
+	}
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return copyInto(ctx, sp, spec, rows) })
+	if !errors.Is(err, errCopyConflict) {
+		return err
+	}
+	first.fail(spec.table)
+	return spec.run(ctx, tx, rows)
+}
+
+// writeRelations writes the relations, lists and communities of a batch;
+// see writeRows for first.
+func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copyFirst) error {
 	type job struct {
 		spec *upsertSpec
 		rows [][]any
@@ -121,7 +173,7 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch) error {
 		})},
 	}
 	for _, j := range jobs {
-		if err := j.spec.run(ctx, tx, j.rows); err != nil {
+		if err := writeRows(ctx, tx, j.spec, j.rows, first); err != nil {
 			return err
 		}
 	}
