@@ -21,6 +21,9 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	if st.empty {
 		return social.Page[social.Post]{Items: []social.Post{}}, nil
 	}
+	if st.buckets != nil {
+		return s.topBuckets(ctx, st.buckets, p)
+	}
 	return s.searchPage(ctx, p.Limit, st.sql, st.args...)
 }
 
@@ -30,6 +33,9 @@ type statement struct {
 	args   []any
 	driver string // the driver chosen, for tests and EXPLAIN
 	empty  bool   // nothing can match: no statement to run
+	// buckets, when set, is a Top page found bucket by bucket
+	// (search_top.go) instead of by sql.
+	buckets *plan
 }
 
 // searchStatement compiles and plans a search for one page.
@@ -73,63 +79,6 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 	sqlText, args := selectFrom(d, pl, "p.id, p.id")
 	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
 	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name}, nil
-}
-
-// topStatement plans a Top page: keyed by (score, id) descending. With a
-// driver of fewer than topSetCap rows, or an id range with an upper bound
-// (max_id:, until:) of fewer than topRangeCap rows, its candidates are sorted by score
-// through the covering index posts_id_score and checked in that order, so
-// that posts rows are read only until the page is full; otherwise posts are
-// scanned by score.
-func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (statement, error) {
-	if pl.never || pl.hi <= pl.lo {
-		return statement{empty: true}, nil
-	}
-	sc, id := after(p, maxInt64)
-	cands := pl.drivers
-	if pl.lo > 0 || pl.hi < maxInt64 {
-		cands = append(cands, rangeAccess)
-	}
-	d, n := scanAccess, int64(topSetCap)
-	if len(cands) > 0 {
-		var err error
-		if d, n, err = s.smallest(ctx, pl, cands, topSetCap); err != nil {
-			return statement{}, err
-		}
-	}
-	if n >= topSetCap && pl.hi < maxInt64 {
-		// A score scan would first walk every post newer than the range
-		// (the score grows with recency), so a bounded range is sorted
-		// instead while it is not much larger than topSetCap.
-		rd, rn, err := s.smallest(ctx, pl, []access{rangeAccess}, topRangeCap)
-		if err != nil {
-			return statement{}, err
-		}
-		if rn < topRangeCap {
-			d, n = rd, 0
-		}
-	}
-	if n >= topSetCap {
-		d = access{name: "score", from: "posts p INDEXED BY posts_score", key: "p.id", cond: condTrue}
-		sqlText, args := selectFrom(d, pl, "p.score, p.id")
-		sqlText += " AND p.score <= ? AND (p.score < ? OR p.id < ?) ORDER BY p.score DESC, p.id DESC LIMIT ?"
-		return statement{sql: sqlText, args: append(args, sc, sc, id, p.Limit+1), driver: "score"}, nil
-	}
-	var args []any
-	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
-		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
-		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?" +
-		" AND s.score <= ? AND (s.score < ? OR s.id < ?) ORDER BY s.score DESC, s.id DESC"
-	args = append(args, d.cond.args...)
-	args = append(args, pl.lo, pl.hi, sc, sc, id)
-	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
-	// sorts (id, score) pairs only and then reads rows in that order, the
-	// outer ORDER BY being satisfied by the materialised order.
-	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + postColumns +
-		", c.score, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
-		pl.where.sql + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
-	args = append(args, pl.where.args...)
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
 }
 
 // selectFrom is the SELECT of a search page through driver d, up to the

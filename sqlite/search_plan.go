@@ -20,7 +20,8 @@ import (
 //     (in_reply_to_tweet_id:): B-tree ranges ordered by post id;
 //   - faves (min_faves:N): index posts_faves, not in id order, so taken
 //     only when counted small;
-//   - scan: posts by id, or for Top posts by score (index posts_score).
+//   - scan: posts by id, or for Top posts by score within buckets of ids
+//     (index posts_bucket_score, search_top.go).
 //
 // Every driver is bounded by the query's id range: since_id:/max_id:, the
 // page cursor, and since:/until: turned into snowflake id bounds while the
@@ -32,19 +33,13 @@ import (
 //   - Latest: the driver with the fewest rows; ordered by id it stops after
 //     limit+1 matches, so its cost is at most its row count and, when the
 //     other conditions are common, about limit+1 rows;
-//   - Top: when some driver has fewer than topSetCap rows, all its matches
-//     are sorted by score; otherwise the matches are common (at least
-//     topSetCap of them) and posts are scanned by score, stopping after
-//     limit+1 matches — unless the query bounds ids from above (max_id:,
-//     until:) to fewer than topRangeCap posts: the score scan would then
-//     walk every newer post first, so the range is sorted instead.
+//   - Top: when some driver (or the id range) has fewer than topSetCap
+//     rows, all its matches are sorted by score; otherwise the matches are
+//     common (at least topSetCap of them) and posts are scanned by score,
+//     bucket by bucket, until no bucket can improve the page.
 const (
-	estimateCap = 2000
-	topSetCap   = 20000
-	// topRangeCap bounds the sort of an id range with an upper bound: a
-	// score scan would walk every newer post first, so sorting up to this
-	// many (id, score) pairs of the covering index is cheaper.
-	topRangeCap  = 250000
+	estimateCap  = 2000
+	topSetCap    = 20000
 	estimateStop = 100 // a driver this small is taken without counting others
 )
 

@@ -17,6 +17,15 @@ func TestSearch(t *testing.T) {
 	searchtest.Run(t, openTest(t))
 }
 
+// TestSearchBuckets runs the same checks with every Top page found bucket
+// by bucket (search_top.go), which the small test network would otherwise
+// leave to the candidate sort.
+func TestSearchBuckets(t *testing.T) {
+	s := openTest(t)
+	s.topSetCap = 1
+	searchtest.Run(t, s)
+}
+
 func TestTokensMatch(t *testing.T) {
 	for _, c := range []struct {
 		index, pattern string

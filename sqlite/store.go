@@ -29,6 +29,10 @@ type Store struct {
 	stmts  map[string]*sql.Stmt
 
 	debits *debitBatcher
+
+	// topSetCap is the planner's topSetCap (search_plan.go); tests lower
+	// it to drive every Top page through the score buckets.
+	topSetCap int
 }
 
 var (

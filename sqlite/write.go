@@ -154,7 +154,16 @@ ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = exclud
 	listed_count = excluded.listed_count, favourites_count = excluded.favourites_count,
 	statuses_count = excluded.statuses_count, media_count = excluded.media_count,
 	created_at = excluded.created_at, banner_url = excluded.banner_url, image_url = excluded.image_url,
-	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type, stub = 0`
+	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type, stub = 0
+WHERE (users.screen_name, users.name, users.location, users.url, users.description, users.protected,
+	users.verified, users.blue_verified, users.shadow_banned, users.can_dm, users.followers_count,
+	users.friends_count, users.listed_count, users.favourites_count, users.statuses_count, users.media_count,
+	users.created_at, users.banner_url, users.image_url, users.pinned_post_id, users.professional_type, users.stub)
+	IS NOT (excluded.screen_name, excluded.name, excluded.location, excluded.url, excluded.description,
+	excluded.protected, excluded.verified, excluded.blue_verified, excluded.shadow_banned, excluded.can_dm,
+	excluded.followers_count, excluded.friends_count, excluded.listed_count, excluded.favourites_count,
+	excluded.statuses_count, excluded.media_count, excluded.created_at, excluded.banner_url, excluded.image_url,
+	excluded.pinned_post_id, excluded.professional_type, 0)`
 
 const stubColumnsWritten = `INSERT INTO users (id, screen_name, name, stub) VALUES `
 

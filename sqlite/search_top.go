@@ -1,0 +1,211 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"roost/social"
+)
+
+// Top pages are keyed by (score, id) descending. The score grows by one
+// million a week of recency (social.Score), so a plain scan by score walks
+// every post newer than the posts a query can match before it reaches
+// them. Posts are therefore indexed by score within buckets of ids
+// (posts_bucket_score: id >> bucketShift, score): for snowflake ids a
+// bucket is a span of 2^29 ms, about six days, and only the buckets of the
+// query's id range are read, however wide the range and wherever it lies
+// in time.
+//
+// A page is found in rounds over score windows, first the topWindow below
+// the best score in range, then ever wider ones (doubling): each round
+// collects every match of its window from every bucket that reaches it,
+// so the page is complete as soon as a round ends with limit+1 matches (no
+// unseen match can score higher), having read only posts that score above
+// the page's last match or at most one window below it.
+//
+// Ids that are not snowflakes (small imported ids) share one bucket, which
+// then behaves as a plain scan by score.
+const bucketShift = 51
+
+// topWindow is the first score window of a Top page: one doubling of
+// engagement, or one week of recency (social.Score).
+const topWindow = 1_000_000
+
+// minScore is below every score.
+const minScore = -maxInt64 - 1
+
+// bucketExpr is the indexed expression of posts_bucket_score (migration
+// 0004); a query must spell it the same way for SQLite to use the index.
+var bucketExpr = "(p.id >> " + strconv.Itoa(bucketShift) + ")"
+
+// topStatement plans a Top page. With a driver of fewer than topSetCap
+// rows, or an id range of fewer, the candidates are sorted by score through
+// the covering index posts_id_score and checked in that order, so that
+// posts rows are read only until the page is full; otherwise the page is
+// found by score windows over the buckets (topBuckets).
+func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (statement, error) {
+	if pl.never || pl.hi <= pl.lo {
+		return statement{empty: true}, nil
+	}
+	sc, id := after(p, maxInt64)
+	cands := pl.drivers
+	if pl.lo > 0 || pl.hi < maxInt64 {
+		cands = append(cands, rangeAccess)
+	}
+	limit := cmp.Or(s.topSetCap, topSetCap)
+	d, n := scanAccess, int64(limit)
+	if len(cands) > 0 {
+		var err error
+		if d, n, err = s.smallest(ctx, pl, cands, limit); err != nil {
+			return statement{}, err
+		}
+	}
+	if n >= int64(limit) {
+		return statement{buckets: &pl, driver: "buckets"}, nil
+	}
+	var args []any
+	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
+		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
+		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?" +
+		" AND s.score <= ? AND (s.score < ? OR s.id < ?) ORDER BY s.score DESC, s.id DESC"
+	args = append(args, d.cond.args...)
+	args = append(args, pl.lo, pl.hi, sc, sc, id)
+	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
+	// sorts (id, score) pairs only and then reads rows in that order, the
+	// outer ORDER BY being satisfied by the materialised order.
+	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + postColumns +
+		", c.score, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
+		pl.where.sql + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
+	args = append(args, pl.where.args...)
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+}
+
+// scoreBucket is one bucket of posts_bucket_score and the best score in it.
+type scoreBucket struct{ b, best int64 }
+
+// scoredID is a match of a Top page.
+type scoredID struct{ score, id int64 }
+
+// byScore orders scored ids as Top pages do: score, then id, descending.
+func byScore(a, b scoredID) int {
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
+}
+
+// topBuckets finds a Top page of pl's matches by score windows, in one read
+// transaction so that every query sees the same snapshot.
+func (s *Store) topBuckets(ctx context.Context, pl *plan, p social.PageReq) (social.Page[social.Post], error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return social.Page[social.Post]{}, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer tx.Rollback()
+	buckets, err := scoreBuckets(ctx, tx, pl.lo, pl.hi)
+	if err != nil {
+		return social.Page[social.Post]{}, err
+	}
+	sc, id := after(p, maxInt64)
+	k := p.Limit + 1
+	var page []scoredID
+	if len(buckets) > 0 {
+		best := buckets[0].best
+		for _, bk := range buckets[1:] {
+			best = max(best, bk.best)
+		}
+		// Rounds over ever wider score windows [floor, ceil): all the
+		// matches of a window across the buckets, until the page is full.
+		ceil, ceilIncl := min(best, sc), true
+		for width := int64(topWindow); ; width *= 2 {
+			floor := minScore
+			if ceil >= minScore+width && width < 1<<50 {
+				floor = ceil - width
+			}
+			for _, bk := range buckets {
+				if bk.best < floor {
+					continue
+				}
+				q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
+					" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)"
+				args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id}
+				if ceilIncl {
+					q += " AND p.score <= ?"
+				} else {
+					q += " AND p.score < ?"
+				}
+				args = append(args, ceil)
+				q += " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
+				args = append(append(args, pl.where.args...), k)
+				if page, err = appendScored(ctx, tx, page, q, args...); err != nil {
+					return social.Page[social.Post]{}, err
+				}
+			}
+			if len(page) >= k || floor == minScore {
+				break
+			}
+			ceil, ceilIncl = floor, false
+		}
+		slices.SortFunc(page, byScore)
+		page = page[:min(len(page), k)]
+	}
+	if len(page) == 0 {
+		return social.Page[social.Post]{Items: []social.Post{}}, nil
+	}
+	args := make([]any, len(page))
+	for i, m := range page {
+		args[i] = m.id
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT "+postColumns+", p.score, p.id FROM posts p WHERE p.id IN ("+
+		placeholders(len(args))+") ORDER BY p.score DESC, p.id DESC", args...)
+	if err != nil {
+		return social.Page[social.Post]{}, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return collectPage(rows, p.Limit, func(r *sql.Rows, k *social.Key) (social.Post, error) {
+		return scanPost(r, &k.Sort, &k.ID)
+	})
+}
+
+// scoreBuckets lists the buckets holding ids in (lo, hi] with the best
+// score of each (over the whole bucket: a bound for the part in range),
+// one index seek per bucket.
+func scoreBuckets(ctx context.Context, tx *sql.Tx, lo, hi int64) ([]scoreBucket, error) {
+	q := "SELECT " + bucketExpr + ", p.score FROM posts p INDEXED BY posts_bucket_score WHERE " +
+		bucketExpr + " <= ? AND " + bucketExpr + " >= ? ORDER BY " + bucketExpr + " DESC, p.score DESC LIMIT 1"
+	var out []scoreBucket
+	first := (lo + 1) >> bucketShift
+	for b := hi >> bucketShift; b >= first; {
+		var got scoreBucket
+		err := tx.QueryRowContext(ctx, q, b, first).Scan(&got.b, &got.best)
+		if err == sql.ErrNoRows {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: search: score buckets: %w", err)
+		}
+		out = append(out, got)
+		b = got.b - 1
+	}
+	return out, nil
+}
+
+// appendScored runs a query of (score, id) rows and appends them to page.
+func appendScored(ctx context.Context, tx *sql.Tx, page []scoredID, q string, args ...any) ([]scoredID, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m scoredID
+		if err := rows.Scan(&m.score, &m.id); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		page = append(page, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return page, nil
+}
