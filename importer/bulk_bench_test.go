@@ -15,8 +15,8 @@ import (
 // BenchmarkImportV1Bulk imports synthetic v1.1 JSONL (see synthV1) into a
 // new SQLite file and reports posts per second of wall time and of CPU
 // time (all threads), the process's peak resident memory and the Go heap
-// obtained from the system. Resident memory counts SQLite's page cache (64
-// MiB) and the pages of the database file mapped in (up to 256 MiB).
+// obtained from the system. Resident memory counts SQLite's page cache (16
+// MiB per connection; the file is not memory-mapped).
 // ROOST_BENCH_POSTS sets the number of lines (default 100,000).
 func BenchmarkImportV1Bulk(b *testing.B) {
 	n := 100_000
