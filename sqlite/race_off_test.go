@@ -1,0 +1,6 @@
+//go:build !race
+
+package sqlite
+
+// raceEnabled: the race detector slows the search suites about tenfold.
+const raceEnabled = false
