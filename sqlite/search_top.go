@@ -123,20 +123,18 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, p social.PageReq) (soc
 			if ceil >= minScore+width && width < 1<<50 {
 				floor = ceil - width
 			}
+			ceilOp := " AND p.score < ?"
+			if ceilIncl {
+				ceilOp = " AND p.score <= ?"
+			}
+			q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
+				" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
+				ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
 			for _, bk := range buckets {
 				if bk.best < floor {
 					continue
 				}
-				q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
-					" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)"
-				args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id}
-				if ceilIncl {
-					q += " AND p.score <= ?"
-				} else {
-					q += " AND p.score < ?"
-				}
-				args = append(args, ceil)
-				q += " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
+				args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, ceil}
 				args = append(append(args, pl.where.args...), k)
 				if page, err = appendScored(ctx, tx, page, q, args...); err != nil {
 					return social.Page[social.Post]{}, err
