@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -22,7 +23,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 		return social.Page[social.Post]{Items: []social.Post{}}, nil
 	}
 	if st.buckets != nil {
-		return s.topBuckets(ctx, st.buckets, p)
+		return s.topBuckets(ctx, st.buckets, st.bucketDriver, p)
 	}
 	return s.searchPage(ctx, p.Limit, st.sql, st.args...)
 }
@@ -36,6 +37,9 @@ type statement struct {
 	// buckets, when set, is a Top page found bucket by bucket
 	// (search_top.go) instead of by sql.
 	buckets *plan
+	// bucketDriver, with buckets, is a driver that finds a bucket's rows
+	// by seeking, which topBuckets may sort bucket by bucket.
+	bucketDriver *access
 }
 
 // searchStatement compiles and plans a search for one page.
@@ -62,23 +66,89 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 		d = pl.drivers[0]
 	} else if len(pl.drivers) > 0 {
 		var n int64
-		if d, n, err = s.smallest(ctx, pl, pl.drivers, estimateCap); err != nil {
+		limit := cmp.Or(s.estimateCap, estimateCap)
+		if d, n, err = s.smallest(ctx, pl, pl.drivers, limit); err != nil {
 			return statement{}, err
 		}
-		if d.sorted && n >= estimateCap {
-			// Every driver is common: one in id order stops early.
-			d = scanAccess
-			for _, x := range pl.drivers {
-				if !x.sorted {
-					d = x
-					break
-				}
+		if n >= int64(limit) {
+			if d, err = s.commonDriver(ctx, pl, p.Limit); err != nil {
+				return statement{}, err
 			}
 		}
+	}
+	if d.sorted {
+		sqlText, args := sortedSelect(d, pl)
+		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
 	}
 	sqlText, args := selectFrom(d, pl, "p.id, p.id")
 	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
 	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name}, nil
+}
+
+// sortedSelect is the Latest page through a driver not in id order: its
+// ids alone are read from its index and sorted, newest first, and posts
+// rows are read in that order only until the page is full. MATERIALIZED
+// keeps SQLite from reading every candidate's row before sorting.
+func sortedSelect(d access, pl plan) (string, []any) {
+	args := append([]any{}, d.cond.args...)
+	args = append(args, pl.lo, pl.hi)
+	args = append(args, pl.where.args...)
+	return "WITH c AS MATERIALIZED (SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.sql +
+		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? ORDER BY 1 DESC) SELECT " + postColumns +
+		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.sql +
+		" ORDER BY c.id DESC LIMIT ?", args
+}
+
+// commonDriver chooses the Latest driver when every driver counted at
+// least estimateCap rows. The one with the fewest rows, if it has fewer
+// than sortedCap, bounds the cost when the query's matches are rare among
+// the rows of every driver: one in id order is taken; one that is not is
+// read whole and sorted, which pays only when its rows are too sparse for
+// a walk in id order to meet limit+1 of them soon (sparse). Otherwise the
+// first driver in id order (or the scan) is taken, which stops after
+// limit+1 matches.
+func (s *Store) commonDriver(ctx context.Context, pl plan, limit int) (access, error) {
+	d, n, err := s.smallest(ctx, pl, pl.drivers, sortedCap)
+	if err != nil {
+		return access{}, err
+	}
+	if n < sortedCap {
+		if !d.sorted {
+			return d, nil
+		}
+		ok, err := s.sparse(ctx, pl, d, n, limit)
+		if err != nil || ok {
+			return d, err
+		}
+	}
+	for _, x := range pl.drivers {
+		if !x.sorted {
+			return x, nil
+		}
+	}
+	return scanAccess, nil
+}
+
+// densityProbe is how many of the newest posts in range sparse looks at.
+const densityProbe = 2000
+
+// sparse reports whether sorting the n rows of driver d (not in id order)
+// costs less than walking posts newest first until limit+1 of them are
+// d's: with m of d's rows among the newest densityProbe posts in range,
+// the walk reads about limit·densityProbe/m posts, and sorting costs
+// about a third of a post read per row.
+func (s *Store) sparse(ctx context.Context, pl plan, d access, n int64, limit int) (bool, error) {
+	var floor int64
+	err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM posts WHERE id > ? AND id <= ?
+		ORDER BY id DESC LIMIT 1 OFFSET ?), ?)`, pl.lo, pl.hi, densityProbe-1, pl.lo).Scan(&floor)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: search: density of %s: %w", d.name, err)
+	}
+	_, m, err := s.smallest(ctx, plan{lo: max(pl.lo, floor-1), hi: pl.hi}, []access{d}, densityProbe)
+	if err != nil {
+		return false, err
+	}
+	return n*m < 3*int64(limit+1)*densityProbe, nil
 }
 
 // selectFrom is the SELECT of a search page through driver d, up to the
@@ -99,12 +169,9 @@ func selectFrom(d access, pl plan, keys string) (string, []any) {
 func (s *Store) smallest(ctx context.Context, pl plan, cands []access, limit int) (access, int64, error) {
 	best, bestN := cands[0], int64(limit)+1
 	for _, d := range cands {
-		q := "SELECT count(*) FROM (SELECT 1 FROM " + d.est + " WHERE " + d.cond.sql +
-			" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? LIMIT ?)"
-		args := append(append([]any{}, d.cond.args...), pl.lo, pl.hi, limit)
-		var n int64
-		if err := s.read.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-			return best, 0, fmt.Errorf("sqlite: search: estimate %s: %w", d.name, err)
+		n, err := countIn(ctx, s.read, d, pl.lo, pl.hi, limit)
+		if err != nil {
+			return best, 0, err
 		}
 		if n < bestN {
 			best, bestN = d, n
@@ -114,6 +181,25 @@ func (s *Store) smallest(ctx context.Context, pl plan, cands []access, limit int
 		}
 	}
 	return best, min(bestN, int64(limit)), nil
+}
+
+// rowQuerier is a *sql.DB or a *sql.Tx.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// countIn counts driver d's rows with ids in (lo, hi], up to limit, from
+// its count clause (which may count a row more than once).
+func countIn(ctx context.Context, q rowQuerier, d access, lo, hi int64, limit int) (int64, error) {
+	from := cmp.Or(d.cnt, d.est)
+	sqlText := "SELECT count(*) FROM (SELECT 1 FROM " + from + " WHERE " + d.cond.sql +
+		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? LIMIT ?)"
+	args := append(append([]any{}, d.cond.args...), lo, hi, limit)
+	var n int64
+	if err := q.QueryRowContext(ctx, sqlText, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlite: search: count %s: %w", d.name, err)
+	}
+	return n, nil
 }
 
 // searchPage runs a compiled search. Compiled statements vary with the

@@ -182,7 +182,8 @@ func benchMix(ctx context.Context, s *Store) ([]string, error) {
 
 // TestSearchExplain prints the driver and the SQLite query plan of every
 // query of the benchmark mix, first pages in both orders, with the time of
-// each page; it runs only with ROOST_BENCH_DB set.
+// each page; it runs only with ROOST_BENCH_DB set. ROOST_BENCH_QUERY, when
+// set, replaces the mix with that one query.
 func TestSearchExplain(t *testing.T) {
 	path := os.Getenv("ROOST_BENCH_DB")
 	if path == "" {
@@ -197,6 +198,9 @@ func TestSearchExplain(t *testing.T) {
 	mix, err := benchMix(ctx, s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if q := os.Getenv("ROOST_BENCH_QUERY"); q != "" {
+		mix = []string{q}
 	}
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	for _, text := range mix {
@@ -216,7 +220,7 @@ func TestSearchExplain(t *testing.T) {
 				continue
 			}
 			if st.buckets != nil {
-				page, err := s.topBuckets(ctx, st.buckets, social.PageReq{Limit: 20})
+				page, err := s.topBuckets(ctx, st.buckets, st.bucketDriver, social.PageReq{Limit: 20})
 				if err != nil {
 					t.Fatal(err)
 				}

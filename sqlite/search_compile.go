@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"roost/search"
@@ -25,22 +27,42 @@ type compiler struct {
 type cond struct {
 	sql  string
 	args []any
+	cost cost
 }
+
+// cost classes a condition by what evaluating it on one row takes. SQLite
+// evaluates the terms of an AND in the order written, so conjunctions put
+// cheaper terms first: a row that fails a column test never reaches the
+// lookups or the text functions.
+type cost int
+
+const (
+	costColumn cost = iota // columns of the row only
+	costLookup             // an index lookup in another table
+	costText               // a text function (re-tokenising the post)
+)
 
 var (
 	condTrue  = cond{sql: "1"}
 	condFalse = cond{sql: "0"}
 )
 
-// join joins conditions with op (" AND " or " OR ").
+// join joins conditions with op (" AND " or " OR "); the terms of an AND
+// are ordered cheapest first (see cost).
 func join(cs []cond, op string) cond {
+	if op == " AND " {
+		cs = slices.Clone(cs)
+		slices.SortStableFunc(cs, func(a, b cond) int { return cmp.Compare(a.cost, b.cost) })
+	}
 	var parts []string
 	var args []any
-	for _, c := range cs {
-		parts = append(parts, c.sql)
-		args = append(args, c.args...)
+	var c cost
+	for _, x := range cs {
+		parts = append(parts, x.sql)
+		args = append(args, x.args...)
+		c = max(c, x.cost)
 	}
-	return cond{sql: "(" + strings.Join(parts, op) + ")", args: args}
+	return cond{sql: "(" + strings.Join(parts, op) + ")", args: args, cost: c}
 }
 
 // cond compiles any node into an exact SQL condition over alias p.
@@ -65,23 +87,23 @@ func (c *compiler) cond(n search.Node) (cond, error) {
 		if err != nil {
 			return cond{}, err
 		}
-		return cond{sql: "NOT " + x.sql, args: x.args}, nil
+		return cond{sql: "NOT " + x.sql, args: x.args, cost: x.cost}, nil
 	case search.Word:
 		return textCond(wordPattern(n.Text)), nil
 	case search.Phrase:
 		return textCond(phrasePattern(n.Words)), nil
 	case search.URL:
 		return cond{sql: fmt.Sprintf("((p.flags & %d) != 0 AND %s(p.entities, ?))", social.FlagLinks, fnURL),
-			args: []any{n.Sub}}, nil
+			args: []any{n.Sub}, cost: costText}, nil
 	case search.Hashtag:
 		return cond{sql: "EXISTS (SELECT 1 FROM post_tags WHERE tag = ? AND post_id = p.id)",
-			args: []any{"#" + strings.ToLower(n.Tag)}}, nil
+			args: []any{"#" + strings.ToLower(n.Tag)}, cost: costLookup}, nil
 	case search.Cashtag:
 		return cond{sql: "EXISTS (SELECT 1 FROM post_tags WHERE tag = ? AND post_id = p.id)",
-			args: []any{"$" + strings.ToLower(n.Tag)}}, nil
+			args: []any{"$" + strings.ToLower(n.Tag)}, cost: costLookup}, nil
 	case search.Mention:
 		return cond{sql: "EXISTS (SELECT 1 FROM post_mentions WHERE name = ? AND post_id = p.id)",
-			args: []any{strings.ToLower(n.User)}}, nil
+			args: []any{strings.ToLower(n.User)}, cost: costLookup}, nil
 	case search.From:
 		ids, err := c.authors(n.User)
 		if err != nil {
@@ -93,7 +115,8 @@ func (c *compiler) cond(n search.Node) (cond, error) {
 	case search.Lang:
 		return cond{sql: "lower(p.lang) = ?", args: []any{n.Code}}, nil
 	case search.ListMembers:
-		return cond{sql: "p.author_id IN (SELECT user_id FROM list_members WHERE list_id = ?)", args: []any{n.ListID}}, nil
+		return cond{sql: "p.author_id IN (SELECT user_id FROM list_members WHERE list_id = ?)", args: []any{n.ListID},
+			cost: costLookup}, nil
 	case search.IDBound:
 		if n.Max {
 			return cond{sql: "p.id <= ?", args: []any{n.ID}}, nil
@@ -130,7 +153,7 @@ func textCond(pattern string) cond {
 	if pattern == "" {
 		return condFalse
 	}
-	return cond{sql: fnMatch + "(p.text, ?)", args: []any{pattern}}
+	return cond{sql: fnMatch + "(p.text, ?)", args: []any{pattern}, cost: costText}
 }
 
 // wordPattern is the roost_match pattern of a Word: its index token (the
@@ -169,7 +192,7 @@ func refCond(n search.Ref) (cond, error) {
 		return cond{sql: "(p.quoted_id != 0 AND p.quoted_id = ?)", args: []any{n.ID}}, nil
 	case search.RefQuotedUser:
 		return cond{sql: "(p.quoted_id != 0 AND EXISTS (SELECT 1 FROM posts q WHERE q.id = p.quoted_id AND q.author_id = ?))",
-			args: []any{n.ID}}, nil
+			args: []any{n.ID}, cost: costLookup}, nil
 	case search.RefInReplyTo:
 		return cond{sql: "(p.reply_to_id != 0 AND p.reply_to_id = ?)", args: []any{n.ID}}, nil
 	}
@@ -199,9 +222,9 @@ func filterCond(k search.FilterKind) (cond, error) {
 	}
 	switch k {
 	case search.FilterVerified:
-		return cond{sql: "EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id AND u.verified != 0)"}, nil
+		return cond{sql: "EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id AND u.verified != 0)", cost: costLookup}, nil
 	case search.FilterBlueVerified:
-		return cond{sql: "EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id AND u.blue_verified != 0)"}, nil
+		return cond{sql: "EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id AND u.blue_verified != 0)", cost: costLookup}, nil
 	}
 	return cond{}, fmt.Errorf("sqlite: search: unsupported filter %d: %w", k, social.ErrInvalid)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"roost/search"
+	"roost/social"
 )
 
 // Query planning. A search is one SQL statement: a driver enumerates
@@ -29,17 +30,22 @@ import (
 // search_time_outliers, kept by triggers of migration 0002).
 //
 // Choice, by capped counts of the candidate drivers' rows (each count reads
-// at most estimateCap index entries and never the posts table):
+// at most estimateCap index entries, or sortedCap for a driver not in id
+// order, and never the posts table):
 //   - Latest: the driver with the fewest rows; ordered by id it stops after
 //     limit+1 matches, so its cost is at most its row count and, when the
-//     other conditions are common, about limit+1 rows;
+//     other conditions are common, about limit+1 rows; when every driver
+//     is common, a sorted one of fewer than sortedCap rows, else the first
+//     in id order (commonDriver);
 //   - Top: when some driver (or the id range) has fewer than topSetCap
-//     rows, all its matches are sorted by score; otherwise the matches are
-//     common (at least topSetCap of them) and posts are scanned by score,
-//     bucket by bucket, until no bucket can improve the page.
+//     rows, all its matches are sorted by score; otherwise posts are read
+//     bucket by bucket (search_top.go): a driver's candidates sorted
+//     within each bucket when the driver is sparse there, else
+//     posts by score, until no bucket can improve the page.
 const (
 	estimateCap  = 2000
-	topSetCap    = 20000
+	sortedCap    = 20000 // a sorted driver with fewer rows may drive a common query (commonDriver)
+	topSetCap    = 2000
 	estimateStop = 100 // a driver this small is taken without counting others
 )
 
@@ -48,13 +54,20 @@ type access struct {
 	name string
 	from string // FROM clause binding posts as p
 	key  string // column equal to p.id, in whose order rows come
-	cond cond   // the driver's own condition (over the tables of from)
-	est  string // FROM clause of the count: the driver without posts
+	// cond is the driver's own condition (over the tables of from); its
+	// arguments bind the placeholders of from, then those of cond.sql.
+	cond cond
+	est  string // FROM clause of the driver without posts
 	ekey string // key column in est
+	cnt  string // FROM clause counting the driver's rows, if not est
 	// sorted marks a driver whose rows do not come in id order (a range
-	// of another column): it is used only when counted small, and its
-	// rows are sorted.
+	// of another column, or the union of several ranges): it is used
+	// only when counted small, and its rows are sorted.
 	sorted bool
+	// unranged marks a driver whose rows of an id range are not found by
+	// seeking (the range applies after its own index range): Top never
+	// drives it bucket by bucket.
+	unranged bool
 }
 
 var (
@@ -76,7 +89,8 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 	pl := plan{lo: 0, hi: maxInt64}
 	var conds []cond
 	if q.Reposts == search.RepostsExcluded {
-		conds = append(conds, cond{sql: "p.repost_of_id = 0"})
+		// The flag, not repost_of_id: posts_bucket_score holds flags.
+		conds = append(conds, cond{sql: fmt.Sprintf("(p.flags & %d) = 0", social.FlagRepost)})
 	}
 	var kids []search.Node
 	switch n := q.Root.(type) {
@@ -161,7 +175,9 @@ func (c *compiler) driver(n search.Node, x cond) (access, bool) {
 			return access{}, false
 		}
 		from := "posts p INDEXED BY posts_faves"
-		return access{name: "faves", from: from, key: "p.id", est: from, ekey: "p.id", cond: x, sorted: true}, true
+		return access{name: "faves", from: from, key: "p.id", est: from, ekey: "p.id", cond: x, sorted: true, unranged: true}, true
+	case search.Or:
+		return orDriver(n)
 	case search.Ref:
 		switch n.Kind {
 		case search.RefConversation:
@@ -174,6 +190,45 @@ func (c *compiler) driver(n search.Node, x cond) (access, bool) {
 		}
 	}
 	return access{}, false
+}
+
+// orDriver drives an OR of hashtags and cashtags, or of mentions: the union
+// of their index ranges, without repeats (a post may match several). Its
+// rows do not come in id order. The union is a subquery, so the driver's
+// arguments bind placeholders of from (cond has none).
+func orDriver(n search.Or) (access, bool) {
+	var table, col, name string
+	var args []any
+	for _, k := range n.Children {
+		var t, c, v string
+		switch k := k.(type) {
+		case search.Hashtag:
+			t, c, v = "post_tags", "tag", "#"+strings.ToLower(k.Tag)
+		case search.Cashtag:
+			t, c, v = "post_tags", "tag", "$"+strings.ToLower(k.Tag)
+		case search.Mention:
+			t, c, v = "post_mentions", "name", strings.ToLower(k.User)
+		default:
+			return access{}, false
+		}
+		if table != "" && t != table {
+			return access{}, false
+		}
+		table, col = t, c
+		args = append(args, v)
+	}
+	if len(args) == 0 {
+		return access{}, false
+	}
+	name = "tags"
+	if table == "post_mentions" {
+		name = "mentions"
+	}
+	// Counts may count a post twice, sparing the sort of DISTINCT.
+	ranges := "(SELECT post_id FROM " + table + " WHERE " + col + " IN (" + placeholders(len(args)) + ")) u"
+	union := strings.Replace(ranges, "SELECT", "SELECT DISTINCT", 1)
+	return access{name: name, from: union + " CROSS JOIN posts p ON p.id = u.post_id", key: "u.post_id",
+		cond: cond{sql: "1", args: args}, est: union, ekey: "u.post_id", cnt: ranges, sorted: true}, true
 }
 
 // Snowflake ids: milliseconds since snowflakeEpochMS above bit 22.

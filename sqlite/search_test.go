@@ -17,17 +17,34 @@ func TestSearch(t *testing.T) {
 	searchtest.Run(t, openTest(t))
 }
 
-// TestSearchBuckets runs the same checks with every Top page found bucket
-// by bucket (search_top.go), which the small test network would otherwise
-// leave to the candidate sort. The path is sequential, so the race run
-// leaves it to the plain run, which CI runs too.
-func TestSearchBuckets(t *testing.T) {
+// TestSearchPlans runs the same checks with the planner's caps lowered,
+// so that the small test network takes the paths of big databases:
+//   - buckets: every Top page found bucket by bucket (search_top.go), by
+//     the driver's candidates sorted within buckets where the query has a
+//     driver, else by score windows; every Latest query of several drivers
+//     planned as a common one (commonDriver);
+//   - windows: every Top page found by score windows, as for drivers too
+//     dense to sort bucket by bucket.
+//
+// The paths are sequential, so the race run leaves them to the plain run,
+// which CI runs too.
+func TestSearchPlans(t *testing.T) {
 	if raceEnabled {
-		t.Skip("the race detector makes the whole search suite run twice too slowly; the plain run covers it")
+		t.Skip("the race detector makes the whole search suite run again too slowly; the plain run covers it")
 	}
-	s := openTest(t)
-	s.topSetCap = 1
-	searchtest.Run(t, s)
+	for _, c := range []struct {
+		name                           string
+		topSet, bucketDriver, estimate int
+	}{
+		{"buckets", 1, 0, 1},
+		{"windows", 1, 1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTest(t)
+			s.topSetCap, s.bucketDriverCap, s.estimateCap = c.topSet, c.bucketDriver, c.estimate
+			searchtest.Run(t, s)
+		})
+	}
 }
 
 func TestTokensMatch(t *testing.T) {

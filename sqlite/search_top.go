@@ -35,6 +35,12 @@ const bucketShift = 51
 // engagement, or one week of recency (social.Score).
 const topWindow = 1_000_000
 
+// bucketDriverCap is the most candidates of a driver in the best bucket for
+// which a Top page sorts the driver's candidates bucket by bucket
+// (driverPage); a denser driver is left to the score windows, which read
+// few posts when matches are common.
+const bucketDriverCap = 3000
+
 // minScore is below every score.
 const minScore = -maxInt64 - 1
 
@@ -46,7 +52,7 @@ var bucketExpr = "(p.id >> " + strconv.Itoa(bucketShift) + ")"
 // rows, or an id range of fewer, the candidates are sorted by score through
 // the covering index posts_id_score and checked in that order, so that
 // posts rows are read only until the page is full; otherwise the page is
-// found by score windows over the buckets (topBuckets).
+// found bucket by bucket (topBuckets).
 func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (statement, error) {
 	if pl.never || pl.hi <= pl.lo {
 		return statement{empty: true}, nil
@@ -65,23 +71,43 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 		}
 	}
 	if n >= int64(limit) {
-		return statement{buckets: &pl, driver: "buckets"}, nil
+		// Every candidate counted at least limit rows: any driver that
+		// finds a bucket's rows by seeking may drive the buckets.
+		st := statement{buckets: &pl, driver: "buckets"}
+		for _, x := range cands {
+			if x.name != rangeAccess.name && !x.unranged {
+				st.bucketDriver = &x
+				break
+			}
+		}
+		return st, nil
 	}
+	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, postColumns+", c.score, c.id")
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+}
+
+// driverSort is the SQL of the best matches by score of driver d among ids
+// in (lo, hi] and below the cursor (sc, id) and scoring at least floor: the
+// candidates are sorted by score through the covering index posts_id_score
+// and checked in that order, so that posts rows are read only until the
+// limit (the last argument, to be appended) is reached. Scores equal to
+// floor are kept: they may still win on id. cols are the
+// columns to select, over p (the post) and c (score, id).
+func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string) (string, []any) {
 	var args []any
 	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
 		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
 		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?" +
-		" AND s.score <= ? AND (s.score < ? OR s.id < ?) ORDER BY s.score DESC, s.id DESC"
+		" AND s.score <= ? AND (s.score < ? OR s.id < ?) AND s.score >= ? ORDER BY s.score DESC, s.id DESC"
 	args = append(args, d.cond.args...)
-	args = append(args, pl.lo, pl.hi, sc, sc, id)
+	args = append(args, lo, hi, sc, sc, id, floor)
 	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
 	// sorts (id, score) pairs only and then reads rows in that order, the
 	// outer ORDER BY being satisfied by the materialised order.
-	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + postColumns +
-		", c.score, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
+	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + cols +
+		" FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
 		pl.where.sql + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
-	args = append(args, pl.where.args...)
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+	return sqlText, append(args, pl.where.args...)
 }
 
 // scoreBucket is one bucket of posts_bucket_score and the best score in it.
@@ -95,9 +121,11 @@ func byScore(a, b scoredID) int {
 	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
 }
 
-// topBuckets finds a Top page of pl's matches by score windows, in one read
-// transaction so that every query sees the same snapshot.
-func (s *Store) topBuckets(ctx context.Context, pl *plan, p social.PageReq) (social.Page[social.Post], error) {
+// topBuckets finds a Top page of pl's matches bucket by bucket, in one
+// read transaction so that every query sees the same snapshot: by the
+// driver d's candidates sorted within each bucket (driverPage) when d is
+// given and sparse in the best bucket, else by score windows (windowPage).
+func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.PageReq) (social.Page[social.Post], error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return social.Page[social.Post]{}, fmt.Errorf("sqlite: search: %w", err)
@@ -107,46 +135,31 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, p social.PageReq) (soc
 	if err != nil {
 		return social.Page[social.Post]{}, err
 	}
+	if len(buckets) == 0 {
+		return social.Page[social.Post]{Items: []social.Post{}}, nil
+	}
+	// Best buckets first: the order in which a bucket's best score bounds
+	// every bucket after it.
+	slices.SortStableFunc(buckets, func(a, b scoreBucket) int { return cmp.Compare(b.best, a.best) })
 	sc, id := after(p, maxInt64)
 	k := p.Limit + 1
 	var page []scoredID
-	if len(buckets) > 0 {
-		best := buckets[0].best
-		for _, bk := range buckets[1:] {
-			best = max(best, bk.best)
+	sparse := false
+	if d != nil {
+		lo, hi := bucketRange(buckets[0].b, pl.lo, pl.hi)
+		n, err := countIn(ctx, tx, *d, lo, hi, cmp.Or(s.bucketDriverCap, bucketDriverCap))
+		if err != nil {
+			return social.Page[social.Post]{}, err
 		}
-		// Rounds over ever wider score windows [floor, ceil): all the
-		// matches of a window across the buckets, until the page is full.
-		ceil, ceilIncl := min(best, sc), true
-		for width := int64(topWindow); ; width *= 2 {
-			floor := minScore
-			if ceil >= minScore+width && width < 1<<50 {
-				floor = ceil - width
-			}
-			ceilOp := " AND p.score < ?"
-			if ceilIncl {
-				ceilOp = " AND p.score <= ?"
-			}
-			q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
-				" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
-				ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
-			for _, bk := range buckets {
-				if bk.best < floor {
-					continue
-				}
-				args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, ceil}
-				args = append(append(args, pl.where.args...), k)
-				if page, err = appendScored(ctx, tx, page, q, args...); err != nil {
-					return social.Page[social.Post]{}, err
-				}
-			}
-			if len(page) >= k || floor == minScore {
-				break
-			}
-			ceil, ceilIncl = floor, false
-		}
-		slices.SortFunc(page, byScore)
-		page = page[:min(len(page), k)]
+		sparse = n < int64(cmp.Or(s.bucketDriverCap, bucketDriverCap))
+	}
+	if sparse {
+		page, err = driverPage(ctx, tx, *d, pl, buckets, sc, id, k)
+	} else {
+		page, err = windowPage(ctx, tx, pl, buckets, sc, id, k)
+	}
+	if err != nil {
+		return social.Page[social.Post]{}, err
 	}
 	if len(page) == 0 {
 		return social.Page[social.Post]{Items: []social.Post{}}, nil
@@ -163,6 +176,83 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, p social.PageReq) (soc
 	return collectPage(rows, p.Limit, func(r *sql.Rows, k *social.Key) (social.Post, error) {
 		return scanPost(r, &k.Sort, &k.ID)
 	})
+}
+
+// driverPage finds the best k matches below the cursor (sc, id) by sorting
+// the driver's candidates bucket by bucket, best buckets first (buckets is
+// in that order), until the k-th match found scores above the best score
+// of every bucket left: a bucket's matches score at most its best. Its
+// cost is the driver's rows in the buckets read: small for a driver
+// sparse within buckets, whatever its total.
+func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
+	var page []scoredID
+	for _, bk := range buckets {
+		floor := minScore
+		if len(page) >= k {
+			floor = page[k-1].score
+			if bk.best < floor {
+				break
+			}
+		}
+		lo, hi := bucketRange(bk.b, pl.lo, pl.hi)
+		q, args := driverSort(d, *pl, lo, hi, sc, id, floor, "c.score, c.id")
+		var err error
+		if page, err = appendScored(ctx, tx, page, q, append(args, k)...); err != nil {
+			return nil, err
+		}
+		slices.SortFunc(page, byScore)
+		page = page[:min(len(page), k)]
+	}
+	return page, nil
+}
+
+// windowPage finds the best k matches below the cursor (sc, id) in rounds
+// over ever wider score windows [floor, ceil), first topWindow below the
+// best score in range: each round collects every match of its window from
+// every bucket that reaches it, so the page is complete as soon as a round
+// ends with k matches (no unseen match can score higher).
+func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
+	var page []scoredID
+	ceil, ceilIncl := min(buckets[0].best, sc), true
+	for width := int64(topWindow); ; width *= 2 {
+		floor := minScore
+		if ceil >= minScore+width && width < 1<<50 {
+			floor = ceil - width
+		}
+		ceilOp := " AND p.score < ?"
+		if ceilIncl {
+			ceilOp = " AND p.score <= ?"
+		}
+		q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
+			" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
+			ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
+		for _, bk := range buckets {
+			if bk.best < floor {
+				continue
+			}
+			args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, ceil}
+			args = append(append(args, pl.where.args...), k)
+			var err error
+			if page, err = appendScored(ctx, tx, page, q, args...); err != nil {
+				return nil, err
+			}
+		}
+		if len(page) >= k || floor == minScore {
+			break
+		}
+		ceil, ceilIncl = floor, false
+	}
+	slices.SortFunc(page, byScore)
+	return page[:min(len(page), k)], nil
+}
+
+// bucketRange is the part (lo', hi'] of the id range (lo, hi] in bucket b.
+func bucketRange(b, lo, hi int64) (int64, int64) {
+	first := b << bucketShift
+	if b < maxInt64>>bucketShift {
+		hi = min(hi, (b+1)<<bucketShift-1)
+	}
+	return max(lo, first-1), hi
 }
 
 // scoreBuckets lists the buckets holding ids in (lo, hi] with the best

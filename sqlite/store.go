@@ -33,6 +33,12 @@ type Store struct {
 	// topSetCap is the planner's topSetCap (search_plan.go); tests lower
 	// it to drive every Top page through the score buckets.
 	topSetCap int
+	// bucketDriverCap is search_top.go's bucketDriverCap; tests lower it
+	// to send Top pages through the score windows.
+	bucketDriverCap int
+	// estimateCap is the planner's estimateCap; tests lower it to plan
+	// every Latest page with several drivers as a common query.
+	estimateCap int
 }
 
 var (
