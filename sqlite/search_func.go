@@ -40,10 +40,64 @@ func init() {
 func sqlMatch(_ *sqlite3.FunctionContext, args []driver.Value) (driver.Value, error) {
 	text, ok1 := textArg(args[0])
 	pat, ok2 := textArg(args[1])
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || !mayMatch(text, pat) {
 		return int64(0), nil
 	}
 	return b2i64(tokensMatch(search.IndexText(text), pat)), nil
+}
+
+// mayMatch is a quick necessary condition of roost_match, which spares the
+// tokenising of most ASCII posts that cannot match: the index tokens of an
+// ASCII text are lower-cased ASCII substrings of it (IndexText only lowers
+// ASCII letters and splits; the entities it decodes become no token
+// characters), so every token of the pattern must occur in the text,
+// ignoring case.
+func mayMatch(text, pattern string) bool {
+	if !isASCII(text) {
+		return true
+	}
+	for rest := pattern; rest != ""; {
+		var tok string
+		tok, rest, _ = strings.Cut(rest, " ")
+		if tok == "*" || tok == "" {
+			continue
+		}
+		if !isASCII(tok) || !containsLowerASCII(text, tok) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsLowerASCII reports whether s holds sub (lower-case ASCII),
+// ignoring the case of s.
+func containsLowerASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func sqlURL(_ *sqlite3.FunctionContext, args []driver.Value) (driver.Value, error) {

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +148,45 @@ func TestSearchMarksOnly(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: got %v, want %v", c.query, got, c.want)
 		}
+	}
+}
+
+// TestMayMatch checks that the quick condition of roost_match never rejects
+// a match: for random ASCII texts (cases, entities, URLs, punctuation) and
+// patterns of their own tokens, or of tokens they lack.
+func TestMayMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"Go", "go", "GOLANG", "lang", "&amp;", "&lt;", "x", "https://Example.com/Go_Lang", " ", " ", "-", "'s", "#Go", "@Gopher", "42", "é", "\t"}
+	misses := 0
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		toks := strings.Fields(search.IndexText(text))
+		var pat []string
+		for range 1 + rng.IntN(3) {
+			switch {
+			case len(toks) > 0 && rng.IntN(3) > 0:
+				pat = append(pat, toks[rng.IntN(len(toks))])
+			case rng.IntN(4) == 0:
+				pat = append(pat, "*")
+			default:
+				pat = append(pat, []string{"go", "gopher", "example", "amp", "lt", "zz", "e"}[rng.IntN(7)])
+			}
+		}
+		pattern := strings.Join(pat, " ")
+		want := tokensMatch(search.IndexText(text), pattern)
+		got := mayMatch(text, pattern)
+		if want && !got {
+			t.Fatalf("mayMatch(%q, %q) = false, but the text matches", text, pattern)
+		}
+		if !got {
+			misses++
+		}
+	}
+	if misses == 0 {
+		t.Errorf("mayMatch never rejected a text: the quick condition does nothing")
 	}
 }

@@ -186,6 +186,12 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 // sparse within buckets, whatever its total.
 func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
 	var page []scoredID
+	var stmt *sql.Stmt // one statement for every bucket: only its arguments differ
+	defer func() {
+		if stmt != nil {
+			stmt.Close()
+		}
+	}()
 	for _, bk := range buckets {
 		floor := minScore
 		if len(page) >= k {
@@ -197,7 +203,12 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 		lo, hi := bucketRange(bk.b, pl.lo, pl.hi)
 		q, args := driverSort(d, *pl, lo, hi, sc, id, floor, "c.score, c.id")
 		var err error
-		if page, err = appendScored(ctx, tx, page, q, append(args, k)...); err != nil {
+		if stmt == nil {
+			if stmt, err = tx.PrepareContext(ctx, q); err != nil {
+				return nil, fmt.Errorf("sqlite: search: %w", err)
+			}
+		}
+		if page, err = appendScored(ctx, stmt, page, append(args, k)...); err != nil {
 			return nil, err
 		}
 		slices.SortFunc(page, byScore)
@@ -208,8 +219,9 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 
 // windowPage finds the best k matches below the cursor (sc, id) in rounds
 // over ever wider score windows [floor, ceil), first topWindow below the
-// best score in range: each round collects every match of its window from
-// every bucket that reaches it, so the page is complete as soon as a round
+// best score in range: each round collects the best k matches of its
+// window from every bucket that reaches it (once it holds k, only those
+// scoring at least the k-th), so the page is complete as soon as a round
 // ends with k matches (no unseen match can score higher).
 func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
 	var page []scoredID
@@ -226,24 +238,36 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 		q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
 			" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
 			ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
+		stmt, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		// Once the round holds k matches, a bucket need only be read
+		// down to the k-th score (ties kept: they may win on id).
+		at := floor
 		for _, bk := range buckets {
-			if bk.best < floor {
+			if bk.best < at {
 				continue
 			}
-			args := []any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, ceil}
+			args := []any{bk.b, pl.lo, pl.hi, at, sc, sc, id, ceil}
 			args = append(append(args, pl.where.args...), k)
-			var err error
-			if page, err = appendScored(ctx, tx, page, q, args...); err != nil {
+			if page, err = appendScored(ctx, stmt, page, args...); err != nil {
+				stmt.Close()
 				return nil, err
 			}
+			slices.SortFunc(page, byScore)
+			page = page[:min(len(page), k)]
+			if len(page) >= k {
+				at = max(at, page[k-1].score)
+			}
 		}
+		stmt.Close()
 		if len(page) >= k || floor == minScore {
 			break
 		}
 		ceil, ceilIncl = floor, false
 	}
-	slices.SortFunc(page, byScore)
-	return page[:min(len(page), k)], nil
+	return page, nil
 }
 
 // bucketRange is the part (lo', hi'] of the id range (lo, hi] in bucket b.
@@ -278,9 +302,10 @@ func scoreBuckets(ctx context.Context, tx *sql.Tx, lo, hi int64) ([]scoreBucket,
 	return out, nil
 }
 
-// appendScored runs a query of (score, id) rows and appends them to page.
-func appendScored(ctx context.Context, tx *sql.Tx, page []scoredID, q string, args ...any) ([]scoredID, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
+// appendScored runs a statement of (score, id) rows and appends them to
+// page.
+func appendScored(ctx context.Context, stmt *sql.Stmt, page []scoredID, args ...any) ([]scoredID, error) {
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
