@@ -15,7 +15,9 @@ import (
 // Drivers, from the conditions at the top level of the query (children of
 // the root And, outside any Not or Or):
 //   - fts: the FTS5 expression of every full-text condition (words,
-//     phrases, url:, and And/Or groups of them), rowid = post id;
+//     phrases, url: within groups, and And/Or groups of them), rowid =
+//     post id;
+//   - url: a top-level url: by the trigram index post_urls (search_url.go);
 //   - author (from:), tag (#tag, $tag), mention (@user), conversation
 //     (conversation_id:), quoted (quoted_tweet_id:), reply
 //     (in_reply_to_tweet_id:): B-tree ranges ordered by post id;
@@ -111,6 +113,12 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 			pl.never = true
 		}
 		conds = append(conds, x)
+		if u, ok := k.(search.URL); ok {
+			if d, ok := urlDriver(u); ok {
+				pl.drivers = append(pl.drivers, d)
+				continue
+			}
+		}
 		if m, ok := ftsExpr(k); ok {
 			fts = append(fts, m)
 			continue

@@ -251,21 +251,28 @@ func (x *postIndex) flush(w *batchWriter) error {
 			args[i] = id
 		}
 		del = del[n:]
-		if err := w.exec(`DELETE FROM posts_fts WHERE rowid IN (`+valuesList(n, "?")+`)`, args...); err != nil {
-			return err
-		}
-	}
-	args := make([]any, 0, 3*min(len(x.fts), ftsChunk))
-	for i, r := range x.fts {
-		if !r.dropped {
-			args = append(args, r.id, r.text, r.url)
-		}
-		if len(args) == 3*ftsChunk || (i == len(x.fts)-1 && len(args) > 0) {
-			if err := w.exec(`INSERT INTO posts_fts (rowid, text, urls) VALUES `+valuesList(len(args)/3, "(?,?,?)"), args...); err != nil {
+		for _, table := range []string{"posts_fts", "post_urls"} {
+			if err := w.exec(`DELETE FROM `+table+` WHERE rowid IN (`+valuesList(n, "?")+`)`, args...); err != nil {
 				return err
 			}
-			args = args[:0]
 		}
+	}
+	var text, urls []any
+	for _, r := range x.fts {
+		if r.dropped {
+			continue
+		}
+		text = append(text, r.id, r.text, r.url)
+		if r.url != "" {
+			urls = append(urls, r.id, strings.ToLower(r.url))
+		}
+	}
+	if err := w.execRows(`INSERT INTO posts_fts (rowid, text, urls) VALUES `, "(?,?,?)", "", 3, ftsChunk, text); err != nil {
+		return err
+	}
+	// The trigram index of url: (migration 0005) holds posts with URLs.
+	if err := w.execRows(`INSERT INTO post_urls (rowid, urls) VALUES `, "(?,?)", "", 2, ftsChunk, urls); err != nil {
+		return err
 	}
 	*x = postIndex{}
 	return nil
