@@ -144,17 +144,16 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 	sc, id := after(p, maxInt64)
 	k := p.Limit + 1
 	var page []scoredID
-	sparse := false
+	sparse, n := false, int64(0)
 	if d != nil {
 		lo, hi := bucketRange(buckets[0].b, pl.lo, pl.hi)
-		n, err := countIn(ctx, tx, *d, lo, hi, cmp.Or(s.bucketDriverCap, bucketDriverCap))
-		if err != nil {
+		if n, err = countIn(ctx, tx, *d, lo, hi, cmp.Or(s.bucketDriverCap, bucketDriverCap)); err != nil {
 			return social.Page[social.Post]{}, err
 		}
 		sparse = n < int64(cmp.Or(s.bucketDriverCap, bucketDriverCap))
 	}
 	if sparse {
-		page, err = driverPage(ctx, tx, *d, pl, buckets, sc, id, k)
+		page, err = driverPage(ctx, tx, *d, pl, buckets, sc, id, k, max(n, 1))
 	} else {
 		page, err = windowPage(ctx, tx, pl, buckets, sc, id, k)
 	}
@@ -183,32 +182,63 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 // in that order), until the k-th match found scores above the best score
 // of every bucket left: a bucket's matches score at most its best. Its
 // cost is the driver's rows in the buckets read: small for a driver
-// sparse within buckets, whatever its total.
-func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
+// sparse within buckets, whatever its total. Once the page holds k
+// matches, a bucket with fewer posts scoring at least the k-th than n (the
+// driver's rows in the best bucket) is read by score down to the k-th
+// instead, as a score window.
+func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []scoreBucket, sc, id int64, k int, n int64) ([]scoredID, error) {
 	var page []scoredID
-	var stmt *sql.Stmt // one statement for every bucket: only its arguments differ
+	// One statement of each kind for every bucket: only arguments differ.
+	var sorted, window *sql.Stmt
 	defer func() {
-		if stmt != nil {
-			stmt.Close()
+		for _, st := range []*sql.Stmt{sorted, window} {
+			if st != nil {
+				st.Close()
+			}
 		}
 	}()
+	prepare := func(st **sql.Stmt, q string) error {
+		if *st != nil {
+			return nil
+		}
+		var err error
+		if *st, err = tx.PrepareContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlite: search: %w", err)
+		}
+		return nil
+	}
 	for _, bk := range buckets {
 		floor := minScore
+		var err error
 		if len(page) >= k {
 			floor = page[k-1].score
 			if bk.best < floor {
 				break
 			}
+			var above int64
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM posts p INDEXED BY posts_bucket_score WHERE "+
+				bucketExpr+" = ? AND p.score >= ? LIMIT ?)", bk.b, floor, n).Scan(&above); err != nil {
+				return nil, fmt.Errorf("sqlite: search: bucket %d above %d: %w", bk.b, floor, err)
+			}
+			if above < n {
+				if err := prepare(&window, windowSQL(pl, true)); err != nil {
+					return nil, err
+				}
+				args := append([]any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, maxInt64}, pl.where.args...)
+				if page, err = appendScored(ctx, window, page, append(args, k)...); err != nil {
+					return nil, err
+				}
+				slices.SortFunc(page, byScore)
+				page = page[:min(len(page), k)]
+				continue
+			}
 		}
 		lo, hi := bucketRange(bk.b, pl.lo, pl.hi)
 		q, args := driverSort(d, *pl, lo, hi, sc, id, floor, "c.score, c.id")
-		var err error
-		if stmt == nil {
-			if stmt, err = tx.PrepareContext(ctx, q); err != nil {
-				return nil, fmt.Errorf("sqlite: search: %w", err)
-			}
+		if err := prepare(&sorted, q); err != nil {
+			return nil, err
 		}
-		if page, err = appendScored(ctx, stmt, page, append(args, k)...); err != nil {
+		if page, err = appendScored(ctx, sorted, page, append(args, k)...); err != nil {
 			return nil, err
 		}
 		slices.SortFunc(page, byScore)
@@ -231,14 +261,7 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 		if ceil >= minScore+width && width < 1<<50 {
 			floor = ceil - width
 		}
-		ceilOp := " AND p.score < ?"
-		if ceilIncl {
-			ceilOp = " AND p.score <= ?"
-		}
-		q := "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
-			" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
-			ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
-		stmt, err := tx.PrepareContext(ctx, q)
+		stmt, err := tx.PrepareContext(ctx, windowSQL(pl, ceilIncl))
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search: %w", err)
 		}
@@ -268,6 +291,20 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 		ceil, ceilIncl = floor, false
 	}
 	return page, nil
+}
+
+// windowSQL is the statement of the best matches of one bucket in a score
+// window, below the cursor. Its arguments: bucket, the id range (lo, hi],
+// the window's floor (inclusive), the cursor's score and id, the window's
+// ceiling (inclusive when ceilIncl), pl's arguments, the limit.
+func windowSQL(pl *plan, ceilIncl bool) string {
+	ceilOp := " AND p.score < ?"
+	if ceilIncl {
+		ceilOp = " AND p.score <= ?"
+	}
+	return "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
+		" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
+		ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
 }
 
 // bucketRange is the part (lo', hi'] of the id range (lo, hi] in bucket b.
