@@ -134,36 +134,6 @@ func (s *Store) Revoke(ctx context.Context, keyID int64) error {
 	return nil
 }
 
-// debitSQL takes the amount only if the balance covers it and the key is
-// live, and writes the ledger row, in one statement and so one
-// transaction: the row lock on the key serialises debits of one key across
-// every replica, so no interleaving can overspend.
-const debitSQL = `WITH k AS (
-		UPDATE api_keys SET balance = balance - $1
-		WHERE id = $2 AND balance >= $1 AND revoked_at IS NULL RETURNING id, balance)
-	INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
-	SELECT id, 'debit', $3, $4, $5, $1, balance, $6 FROM k RETURNING balance_after`
-
-// Debit charges a key if its balance covers the amount (see
-// social.Accounts). It either commits both the balance change and its
-// ledger row or neither; a connection lost before the commit charges
-// nothing.
-func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
-	if d.Amount <= 0 {
-		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
-	}
-	var bal int64
-	err := s.pool.QueryRow(ctx, debitSQL, d.Amount, d.KeyID, d.RequestID, d.Endpoint, d.Items,
-		time.Now().UnixMicro()).Scan(&bal)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("postgres: debit: %w", err)
-	}
-	return bal, nil
-}
-
 // Ledger lists a key's ledger rows in order.
 func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
 	return s.ledger(ctx, `WHERE key_id = $1 ORDER BY id`, keyID)

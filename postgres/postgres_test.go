@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -154,7 +155,7 @@ func TestConnectionLoss(t *testing.T) {
 		if i%10 == 5 {
 			kill()
 		}
-		_, err := s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "r", Amount: 3})
+		_, err := s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: fmt.Sprintf("r%d", i), Amount: 3})
 		if err == nil {
 			taken++
 		} else if errors.Is(err, social.ErrInsufficientBalance) {
@@ -181,5 +182,49 @@ func TestConnectionLoss(t *testing.T) {
 	led, _ := s.Ledger(ctx, k.ID)
 	if len(led) != 1+taken {
 		t.Errorf("%d ledger rows for %d debits", len(led), taken)
+	}
+}
+
+// TestDebitReplyLost checks how a debit whose reply is lost is settled: one
+// that committed is answered with its balance; one that did not is an error,
+// and its request can never be charged afterwards.
+func TestDebitReplyLost(t *testing.T) {
+	s := open(t, freshURL(t))
+	ctx := context.Background()
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: sha256.Sum256([]byte("k"))}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Committed, reply lost: the debit stands and Debit says so.
+	s.loseDebitReply = func() error { return errors.New("connection reset by peer") }
+	bal, err := s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "committed", Amount: 30})
+	if err != nil || bal != 70 {
+		t.Fatalf("Debit(reply lost after commit) = %d, %v; want 70", bal, err)
+	}
+	s.loseDebitReply = nil
+	// Not committed: settle claims the request, so the lost statement
+	// could never land later; Debit reports failure and nothing is taken.
+	lost := errors.New("connection reset by peer")
+	if _, err := s.settle(ctx, social.Debit{KeyID: k.ID, RequestID: "lost", Amount: 30}, lost); !errors.Is(err, lost) {
+		t.Fatalf("settle(never committed) = %v, want the lost error", err)
+	}
+	_, err = s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "lost", Amount: 30})
+	if !errors.Is(err, social.ErrConflict) {
+		t.Errorf("Debit(settled request) = %v, want ErrConflict", err)
+	}
+	// Settling twice gives the same answers.
+	if bal, err := s.settle(ctx, social.Debit{KeyID: k.ID, RequestID: "committed", Amount: 30}, lost); err != nil || bal != 70 {
+		t.Errorf("settle(committed) = %d, %v; want 70", bal, err)
+	}
+	if _, err := s.settle(ctx, social.Debit{KeyID: k.ID, RequestID: "lost", Amount: 30}, lost); !errors.Is(err, lost) {
+		t.Errorf("settle(lost) again = %v", err)
+	}
+	got, err := s.Key(ctx, k.ID)
+	if err != nil || got.Balance != 70 {
+		t.Errorf("balance %d, %v; want 70", got.Balance, err)
+	}
+	led, err := s.Ledger(ctx, k.ID)
+	if err != nil || len(led) != 2 {
+		t.Errorf("ledger %+v, %v; want the credit and one debit", led, err)
 	}
 }

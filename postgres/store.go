@@ -27,6 +27,10 @@ type Store struct {
 	name string // the database for logs, without credentials
 
 	runes tsRunes // what the server's text-search parser makes of characters
+
+	// loseDebitReply, set by tests only, replaces the outcome of every
+	// committed debit statement, as a connection lost before the reply.
+	loseDebitReply func() error
 }
 
 var (

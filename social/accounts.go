@@ -66,7 +66,9 @@ type Accounts interface {
 	Revoke(ctx context.Context, keyID int64) error
 	// Debit takes d.Amount from the key if and only if the balance covers
 	// it, atomically with its ledger row, and returns the balance after.
-	// When it does not: ErrInsufficientBalance and nothing changes.
+	// When it does not: ErrInsufficientBalance and nothing changes. A
+	// non-empty d.RequestID is charged at most once per key: a second
+	// debit of it is ErrConflict and changes nothing.
 	Debit(ctx context.Context, d Debit) (int64, error)
 	// Ledger lists a key's ledger rows in order.
 	Ledger(ctx context.Context, keyID int64) ([]LedgerEntry, error)

@@ -112,9 +112,26 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 		return fmt.Errorf("sqlite: debit: %w", err)
 	}
 	defer ins.Close()
+	seen, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger WHERE key_id = ? AND request_id = ?
+		AND kind = 'debit' AND request_id != '')`)
+	if err != nil {
+		return fmt.Errorf("sqlite: debit: %w", err)
+	}
+	defer seen.Close()
 	now := time.Now().UnixMicro()
 	for i, r := range batch {
 		d := r.d
+		if d.RequestID != "" {
+			var charged bool
+			if err := seen.QueryRowContext(ctx, d.KeyID, d.RequestID).Scan(&charged); err != nil {
+				return fmt.Errorf("sqlite: debit: request: %w", err)
+			}
+			if charged {
+				results[i] = debitResult{err: fmt.Errorf("key %d: request %s was charged already: %w",
+					d.KeyID, d.RequestID, social.ErrConflict)}
+				continue
+			}
+		}
 		var bal int64
 		err := upd.QueryRowContext(ctx, d.Amount, d.KeyID, d.Amount).Scan(&bal)
 		if errors.Is(err, sql.ErrNoRows) {

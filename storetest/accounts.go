@@ -100,6 +100,16 @@ func testAccounts(t *testing.T, open Opener) {
 		if _, err := s.TopUp(ctx, k.ID, 5); err != nil {
 			t.Fatal(err)
 		}
+		// A request is charged once per key; without an id, any number.
+		_, err = s.Debit(ctx, social.Debit{KeyID: k.ID, RequestID: "r1", Amount: 1})
+		wantErr(t, "Debit(request charged already)", err, social.ErrConflict)
+		k2, err := s.CreateKey(ctx, newKey("other payer"), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Debit(ctx, social.Debit{KeyID: k2.ID, RequestID: "r1", Amount: 1}); err != nil {
+			t.Errorf("Debit(the same request id, another key) = %v", err)
+		}
 		led, err := s.Ledger(ctx, k.ID)
 		if err != nil {
 			t.Fatal(err)
