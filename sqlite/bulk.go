@@ -99,24 +99,28 @@ func (s *Store) bulkBegin(ctx context.Context, expectPosts int64) error {
 			return fmt.Errorf("sqlite: bulk: drop index %s: %w", name, err)
 		}
 	}
-	for _, c := range []struct {
-		key       string
-		def, bulk int
-	}{{"automerge", ftsAutomergeDefault, 0}, {"crisismerge", ftsCrisismergeDefault, bulkCrisismerge}} {
-		cur, err := ftsSetting(ctx, tx, c.key, c.def)
-		if err != nil {
+	// Full-text indexes (posts_fts, and the trigram post_urls of
+	// migration 0005) stop merging during the load and are merged once at
+	// the end. posts_fts keeps the step names of loads recorded before.
+	for _, t := range []struct{ table, prefix string }{{"posts_fts", "fts"}, {"post_urls", "post_urls"}} {
+		for _, c := range []struct {
+			key       string
+			def, bulk int
+		}{{"automerge", ftsAutomergeDefault, 0}, {"crisismerge", ftsCrisismergeDefault, bulkCrisismerge}} {
+			cur, err := ftsSetting(ctx, tx, t.table, c.key, c.def)
+			if err != nil {
+				return err
+			}
+			if err := record(t.prefix+" "+c.key, 2, ftsSet(t.table, c.key, cur)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, ftsSet(t.table, c.key, c.bulk)); err != nil {
+				return fmt.Errorf("sqlite: bulk: %s %s: %w", t.table, c.key, err)
+			}
+		}
+		if err := record(t.prefix+" merge", 3, `INSERT INTO `+t.table+` (`+t.table+`) VALUES ('optimize')`); err != nil {
 			return err
 		}
-		if err := record("fts "+c.key, 2, ftsSet(c.key, cur)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, ftsSet(c.key, c.bulk)); err != nil {
-			return fmt.Errorf("sqlite: bulk: fts %s: %w", c.key, err)
-		}
-	}
-	// Merge what the load left in many segments, once, at the end.
-	if err := record("fts merge", 3, `INSERT INTO posts_fts (posts_fts) VALUES ('optimize')`); err != nil {
-		return err
 	}
 	if err := commitBulk(tx); err != nil {
 		return err
@@ -154,11 +158,11 @@ func postIndexes(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	return out, nil
 }
 
-// ftsSetting reads an FTS5 configuration value of posts_fts (def when it
-// was never set).
-func ftsSetting(ctx context.Context, tx *sql.Tx, key string, def int) (int, error) {
+// ftsSetting reads an FTS5 configuration value of a full-text table (def
+// when it was never set).
+func ftsSetting(ctx context.Context, tx *sql.Tx, table, key string, def int) (int, error) {
 	var v int
-	err := tx.QueryRowContext(ctx, `SELECT v FROM posts_fts_config WHERE k = ?`, key).Scan(&v)
+	err := tx.QueryRowContext(ctx, `SELECT v FROM `+table+`_config WHERE k = ?`, key).Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return def, nil
@@ -168,8 +172,8 @@ func ftsSetting(ctx context.Context, tx *sql.Tx, key string, def int) (int, erro
 	return v, nil
 }
 
-func ftsSet(key string, v int) string {
-	return `INSERT INTO posts_fts (posts_fts, rank) VALUES ('` + key + `', ` + strconv.Itoa(v) + `)`
+func ftsSet(table, key string, v int) string {
+	return `INSERT INTO ` + table + ` (` + table + `, rank) VALUES ('` + key + `', ` + strconv.Itoa(v) + `)`
 }
 
 func quoteIdent(s string) string {

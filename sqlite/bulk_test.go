@@ -96,8 +96,10 @@ func TestBulkDropsAndRestoresIndexes(t *testing.T) {
 	if n := countRows(t, s, `SELECT count(*) FROM bulk_restore`); n != 0 {
 		t.Errorf("bulk_restore holds %d rows after the load", n)
 	}
-	if v := countRows(t, s, `SELECT v FROM posts_fts_config WHERE k = 'automerge'`); v != ftsAutomergeDefault {
-		t.Errorf("automerge = %d after the load", v)
+	for _, table := range []string{"posts_fts", "post_urls"} {
+		if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'automerge'`); v != ftsAutomergeDefault {
+			t.Errorf("%s automerge = %d after the load", table, v)
+		}
 	}
 	// Exact stats: 5 posts (105..109) existed, 495 are new.
 	if total.PostsInserted != 495 || total.PostsUpdated != 5 || total.UsersUpdated != 10 {
