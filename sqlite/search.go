@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"roost/search"
 	"roost/social"
@@ -62,6 +63,7 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 		return statement{empty: true}, nil
 	}
 	d := scanAccess
+	var filters []access
 	if len(pl.drivers) == 1 && !pl.drivers[0].sorted {
 		d = pl.drivers[0]
 	} else if len(pl.drivers) > 0 {
@@ -71,7 +73,7 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 			return statement{}, err
 		}
 		if n >= int64(limit) {
-			if d, err = s.commonDriver(ctx, pl, p.Limit); err != nil {
+			if d, filters, err = s.commonDriver(ctx, pl, p.Limit); err != nil {
 				return statement{}, err
 			}
 		}
@@ -80,9 +82,13 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 		sqlText, args := sortedSelect(d, pl)
 		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
 	}
-	sqlText, args := selectFrom(d, pl, "p.id, p.id")
+	sqlText, args := selectFrom(d, pl, "p.id, p.id", filters...)
 	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name}, nil
+	name := d.name
+	for _, x := range filters {
+		name += "&" + x.name
+	}
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
 }
 
 // sortedSelect is the Latest page through a driver not in id order: its
@@ -106,27 +112,49 @@ func sortedSelect(d access, pl plan) (string, []any) {
 // read whole and sorted, which pays only when its rows are too sparse for
 // a walk in id order to meet limit+1 of them soon (sparse). Otherwise the
 // first driver in id order (or the scan) is taken, which stops after
-// limit+1 matches.
-func (s *Store) commonDriver(ctx context.Context, pl plan, limit int) (access, error) {
-	d, n, err := s.smallest(ctx, pl, pl.drivers, sortedCap)
-	if err != nil {
-		return access{}, err
-	}
-	if n < sortedCap {
-		if !d.sorted {
-			return d, nil
+// limit+1 matches. The other drivers of fewer than sortedCap rows are
+// returned as filters: the page requires their ids before it reads a post
+// (selectFrom), so a rare conjunction of common drivers costs index reads,
+// not post reads.
+func (s *Store) commonDriver(ctx context.Context, pl plan, limit int) (access, []access, error) {
+	counts := make([]int64, len(pl.drivers))
+	best := -1
+	for i, x := range pl.drivers {
+		n, err := countIn(ctx, s.read, x, pl.lo, pl.hi, sortedCap)
+		if err != nil {
+			return access{}, nil, err
 		}
-		ok, err := s.sparse(ctx, pl, d, n, limit)
-		if err != nil || ok {
-			return d, err
-		}
-	}
-	for _, x := range pl.drivers {
-		if !x.sorted {
-			return x, nil
+		counts[i] = n
+		if n < sortedCap && (best < 0 || n < counts[best]) {
+			best = i
 		}
 	}
-	return scanAccess, nil
+	di := -1
+	if best >= 0 && !pl.drivers[best].sorted {
+		di = best
+	} else if best >= 0 {
+		ok, err := s.sparse(ctx, pl, pl.drivers[best], counts[best], limit)
+		if err != nil {
+			return access{}, nil, err
+		}
+		if ok {
+			di = best
+		}
+	}
+	if di < 0 {
+		di = slices.IndexFunc(pl.drivers, func(x access) bool { return !x.sorted })
+	}
+	d := scanAccess
+	if di >= 0 {
+		d = pl.drivers[di]
+	}
+	var filters []access
+	for i, x := range pl.drivers {
+		if i != di && counts[i] < sortedCap {
+			filters = append(filters, x)
+		}
+	}
+	return d, filters, nil
 }
 
 // densityProbe is how many of the newest posts in range sparse looks at.
@@ -152,13 +180,23 @@ func (s *Store) sparse(ctx context.Context, pl plan, d access, n int64, limit in
 }
 
 // selectFrom is the SELECT of a search page through driver d, up to the
-// end of its WHERE clause; keys are the two key columns to select.
-func selectFrom(d access, pl plan, keys string) (string, []any) {
+// end of its WHERE clause; keys are the two key columns to select. Each
+// filter's ids (in range) must hold the driver's key, tested on the key
+// before the post's row is read.
+func selectFrom(d access, pl plan, keys string, filters ...access) (string, []any) {
 	var args []any
 	sqlText := "SELECT " + postColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.sql
 	args = append(args, d.cond.args...)
-	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ? AND " + pl.where.sql
+	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ?"
 	args = append(args, pl.lo, pl.hi)
+	for _, x := range filters {
+		// "+" keeps the test a filter: as a constraint on the driver's
+		// key it would replace the ordered walk by lookups of every id.
+		sqlText += " AND +" + d.key + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
+			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
+		args = append(append(args, x.cond.args...), pl.lo, pl.hi)
+	}
+	sqlText += " AND " + pl.where.sql
 	args = append(args, pl.where.args...)
 	return sqlText, args
 }
