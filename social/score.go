@@ -1,6 +1,9 @@
 package social
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // scoreEpoch is the zero of the recency part of Score: 2010-01-01T00:00:00Z.
 const scoreEpoch = 1262304000
@@ -23,4 +26,14 @@ func Score(p *Post) int64 {
 	}
 	weeks := float64(p.CreatedAt.Unix()-scoreEpoch) / (7 * 86400)
 	return int64(math.Floor(1e6 * (math.Log2(1+e) + weeks)))
+}
+
+// ScoreFloor is a score below Score of every post created at or after t
+// whose engagement is at least minEngagement, provided none of the post's
+// counts is negative. It lets a Top search that asks for a least count
+// (min_faves: and the like) skip every post scoring below it; the margin
+// of 2 covers the rounding of the floating-point formula.
+func ScoreFloor(minEngagement float64, t time.Time) int64 {
+	weeks := float64(t.Unix()-scoreEpoch) / (7 * 86400)
+	return int64(math.Floor(1e6*(math.Log2(1+max(minEngagement, 0))+weeks))) - 2
 }

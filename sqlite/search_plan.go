@@ -85,6 +85,10 @@ type plan struct {
 	drivers []access // candidate drivers (scan excluded)
 	lo, hi  int64    // id bounds: lo < id <= hi
 	never   bool     // some top-level condition can never hold
+	// minEngagement is the least engagement (social.Score) of a match,
+	// from the top-level min_faves:, min_retweets: and min_replies:
+	// conditions, when no count is negative (search_floor.go).
+	minEngagement float64
 }
 
 func (c *compiler) plan(q *search.Query) (plan, error) {
@@ -124,6 +128,11 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 			continue
 		}
 		switch k := k.(type) {
+		case search.MinCount:
+			pl.minEngagement = max(pl.minEngagement, leastEngagement(k))
+			if d, ok := c.driver(k, x); ok {
+				pl.drivers = append(pl.drivers, d)
+			}
 		case search.IDBound:
 			if k.Max {
 				pl.hi = min(pl.hi, k.ID)

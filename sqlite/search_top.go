@@ -110,8 +110,10 @@ func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string) (st
 	return sqlText, append(args, pl.where.args...)
 }
 
-// scoreBucket is one bucket of posts_bucket_score and the best score in it.
-type scoreBucket struct{ b, best int64 }
+// scoreBucket is one bucket of posts_bucket_score, the best score in it,
+// and the least score a match there can have (minScore, or a score floor:
+// search_floor.go).
+type scoreBucket struct{ b, best, floor int64 }
 
 // scoredID is a match of a Top page.
 type scoredID struct{ score, id int64 }
@@ -134,6 +136,17 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 	buckets, err := scoreBuckets(ctx, tx, pl.lo, pl.hi)
 	if err != nil {
 		return social.Page[social.Post]{}, err
+	}
+	floors, err := bucketFloors(ctx, tx, pl)
+	if err != nil {
+		return social.Page[social.Post]{}, err
+	}
+	if floors != nil {
+		for i := range buckets {
+			buckets[i].floor = floors(buckets[i].b)
+		}
+		// A bucket whose best score is below its floor holds no match.
+		buckets = slices.DeleteFunc(buckets, func(bk scoreBucket) bool { return bk.best < bk.floor })
 	}
 	if len(buckets) == 0 {
 		return social.Page[social.Post]{Items: []social.Post{}}, nil
@@ -208,13 +221,13 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 		return nil
 	}
 	for _, bk := range buckets {
-		floor := minScore
+		floor := bk.floor
 		var err error
 		if len(page) >= k {
-			floor = page[k-1].score
-			if bk.best < floor {
+			if bk.best < page[k-1].score {
 				break
 			}
+			floor = max(floor, page[k-1].score)
 			var above int64
 			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM posts p INDEXED BY posts_bucket_score WHERE "+
 				bucketExpr+" = ? AND p.score >= ? LIMIT ?)", bk.b, floor, n).Scan(&above); err != nil {
@@ -256,6 +269,11 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket, sc, id int64, k int) ([]scoredID, error) {
 	var page []scoredID
 	ceil, ceilIncl := min(buckets[0].best, sc), true
+	// Below the least floor of all buckets no bucket holds a match.
+	lowest := buckets[0].floor
+	for _, bk := range buckets {
+		lowest = min(lowest, bk.floor)
+	}
 	for width := int64(topWindow); ; width *= 2 {
 		floor := minScore
 		if ceil >= minScore+width && width < 1<<50 {
@@ -269,10 +287,11 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 		// down to the k-th score (ties kept: they may win on id).
 		at := floor
 		for _, bk := range buckets {
-			if bk.best < at {
+			from := max(at, bk.floor)
+			if bk.best < from || from > ceil || (from == ceil && !ceilIncl) {
 				continue
 			}
-			args := []any{bk.b, pl.lo, pl.hi, at, sc, sc, id, ceil}
+			args := []any{bk.b, pl.lo, pl.hi, from, sc, sc, id, ceil}
 			args = append(append(args, pl.where.args...), k)
 			if page, err = appendScored(ctx, stmt, page, args...); err != nil {
 				stmt.Close()
@@ -285,7 +304,7 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 			}
 		}
 		stmt.Close()
-		if len(page) >= k || floor == minScore {
+		if len(page) >= k || floor <= lowest {
 			break
 		}
 		ceil, ceilIncl = floor, false
@@ -325,7 +344,7 @@ func scoreBuckets(ctx context.Context, tx *sql.Tx, lo, hi int64) ([]scoreBucket,
 	var out []scoreBucket
 	first := (lo + 1) >> bucketShift
 	for b := hi >> bucketShift; b >= first; {
-		var got scoreBucket
+		got := scoreBucket{floor: minScore}
 		err := tx.QueryRowContext(ctx, q, b, first).Scan(&got.b, &got.best)
 		if err == sql.ErrNoRows {
 			break

@@ -1,0 +1,100 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"roost/search"
+	"roost/social"
+)
+
+// TestSearchScoreFloor checks the score floors of min_* Top pages read by
+// buckets: a match is found while every count is non-negative, and still
+// found, with the floor off, once a stored post has a negative count that
+// puts its score below the floor.
+func TestSearchScoreFloor(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	s.topSetCap, s.bucketDriverCap = 1, 1 // every Top page by score windows
+	snow := func(at time.Time) int64 { return (at.UnixMilli() - snowflakeEpochMS) << snowflakeShift }
+	var posts []social.Post
+	for i := range 60 {
+		at := t0.Add(time.Duration(i) * 36 * time.Hour)
+		posts = append(posts, social.Post{ID: snow(at), AuthorID: 1, CreatedAt: at, Text: "plain words", FavoriteCount: int64(i % 7)})
+	}
+	// The match: 150 faves, and more engagement than any other post.
+	hit := &posts[40]
+	hit.FavoriteCount, hit.RetweetCount = 150, 3
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	top := func(query string) []int64 {
+		t.Helper()
+		q, err := search.Parse(query, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.searchStatement(ctx, q, social.Top, social.PageReq{Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.buckets == nil && query != "min_faves:151" { // none counted: sorted, not bucketed
+			t.Fatalf("%q: driver %q, want buckets", query, st.driver)
+		}
+		pg, err := s.Search(ctx, q, social.Top, social.PageReq{Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, p := range pg.Items {
+			got = append(got, p.ID)
+		}
+		return got
+	}
+	floorOn := func() bool {
+		t.Helper()
+		tx, err := s.read.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		f, err := bucketFloors(ctx, tx, &plan{minEngagement: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f != nil
+	}
+	if !floorOn() {
+		t.Fatal("no floor while every count is non-negative and every id agrees with its time")
+	}
+	for _, q := range []string{"min_faves:100", "min_faves:150 plain", "min_retweets:1 min_faves:100", "min_faves:5 -min_faves:6"} {
+		if got := top(q); len(got) == 0 || (q != "min_faves:5 -min_faves:6" && !slices.Equal(got, []int64{hit.ID})) {
+			t.Errorf("%q: got %v, want the match", q, got)
+		}
+	}
+	if got := top("min_faves:151"); len(got) != 0 {
+		t.Errorf("min_faves:151: got %v, want none", got)
+	}
+	// A negative count lowers the match's engagement below its faves: the
+	// floor must go, and the match still be found.
+	hit.RetweetCount = -74
+	if _, err := s.Write(ctx, &social.Batch{Posts: []social.Post{*hit}}); err != nil {
+		t.Fatal(err)
+	}
+	if floorOn() {
+		t.Fatal("a floor while a post has a negative count")
+	}
+	if got := top("min_faves:100"); !slices.Equal(got, []int64{hit.ID}) {
+		t.Errorf("min_faves:100 with a negative count stored: got %v, want the match", got)
+	}
+	hit.RetweetCount = 0
+	if _, err := s.Write(ctx, &social.Batch{Posts: []social.Post{*hit}}); err != nil {
+		t.Fatal(err)
+	}
+	if !floorOn() {
+		t.Fatal("no floor once the negative count is gone")
+	}
+}
