@@ -129,8 +129,7 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string, positional bool) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return err
+			return err // Parse has printed the usage
 		}
 		return usageError("%v", err)
 	}

@@ -85,6 +85,9 @@ func TestHelpAndUsageErrors(t *testing.T) {
 			if !strings.Contains(got, c.want) {
 				t.Fatalf("output lacks %q:\nstdout: %s\nstderr: %s", c.want, out, errOut)
 			}
+			if n := strings.Count(out+errOut, "Usage:"); n > 1 {
+				t.Fatalf("usage printed %d times:\nstdout: %s\nstderr: %s", n, out, errOut)
+			}
 			if _, err := os.Stat("roost.db"); err == nil && c.code != 0 {
 				t.Fatalf("a failed command left roost.db behind")
 			}
