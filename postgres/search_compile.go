@@ -39,11 +39,49 @@ func (c *compiler) where(q *search.Query) (string, error) {
 			return "", err
 		}
 		conds = append(conds, s)
+		ids, err := c.timeIDs(q.Root)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, ids...)
 	}
 	if len(conds) == 0 {
 		return "true", nil
 	}
 	return strings.Join(conds, " AND "), nil
+}
+
+// timeIDs turns the since:/until: bounds at the top level of the query into
+// id bounds (social.SinceID, social.UntilID), which the primary key serves,
+// while every stored post's id agrees with its time (migration 0004).
+func (c *compiler) timeIDs(root search.Node) ([]string, error) {
+	kids := []search.Node{root}
+	if a, ok := root.(search.And); ok {
+		kids = a.Children
+	}
+	var conds []string
+	for _, k := range kids {
+		t, ok := k.(search.TimeBound)
+		if !ok {
+			continue
+		}
+		if conds == nil {
+			var outliers bool
+			if err := c.s.pool.QueryRow(c.ctx, `SELECT EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
+				return nil, fmt.Errorf("postgres: search: time bounds: %w", err)
+			}
+			if outliers {
+				return nil, nil
+			}
+			conds = []string{}
+		}
+		if t.Since {
+			conds = append(conds, "p.id > "+c.arg(social.SinceID(t.T)))
+		} else {
+			conds = append(conds, "p.id <= "+c.arg(social.UntilID(t.T)))
+		}
+	}
+	return conds, nil
 }
 
 // phrase is the tsquery of a token string.

@@ -53,7 +53,7 @@ func bucketFloors(ctx context.Context, tx *sql.Tx, pl *plan) (func(b int64) int6
 	return func(b int64) int64 {
 		// The bucket's first id, less the second a post's time may
 		// differ from its id's.
-		ms := (b<<bucketShift)>>snowflakeShift + snowflakeEpochMS - timeSlackMS
+		ms := (b<<bucketShift)>>social.SnowflakeShift + social.SnowflakeEpochMS - social.TimeSlackMS
 		return social.ScoreFloor(e, time.UnixMilli(ms))
 	}, nil
 }

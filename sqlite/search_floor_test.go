@@ -18,7 +18,7 @@ func TestSearchScoreFloor(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	s.topSetCap, s.bucketDriverCap = 1, 1 // every Top page by score windows
-	snow := func(at time.Time) int64 { return (at.UnixMilli() - snowflakeEpochMS) << snowflakeShift }
+	snow := func(at time.Time) int64 { return (at.UnixMilli() - social.SnowflakeEpochMS) << social.SnowflakeShift }
 	var posts []social.Post
 	for i := range 60 {
 		at := t0.Add(time.Duration(i) * 36 * time.Hour)

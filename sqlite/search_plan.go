@@ -248,15 +248,6 @@ func orDriver(n search.Or) (access, bool) {
 		cond: cond{sql: "1", args: args}, est: union, ekey: "u.post_id", cnt: ranges, sorted: true}, true
 }
 
-// Snowflake ids: milliseconds since snowflakeEpochMS above bit 22.
-const (
-	snowflakeEpochMS = 1288834974657
-	snowflakeShift   = 22
-	// timeSlackMS is how far a post's time may be from its id's time and
-	// still not be an outlier (migration 0002: one second).
-	timeSlackMS = 1000
-)
-
 // timeBounds narrows the id range by since:/until: when every stored post's
 // id agrees with its time.
 func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
@@ -268,27 +259,11 @@ func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
 		return nil
 	}
 	for _, t := range times {
-		ms := t.T.UnixMilli()
 		if t.Since {
-			// created_at >= T: the id's time is at least T - slack.
-			pl.lo = max(pl.lo, snowflakeFloor(ms-timeSlackMS)-1)
+			pl.lo = max(pl.lo, social.SinceID(t.T))
 		} else {
-			// created_at < T: the id's time is below T + slack.
-			pl.hi = min(pl.hi, snowflakeFloor(ms+timeSlackMS)-1)
+			pl.hi = min(pl.hi, social.UntilID(t.T))
 		}
 	}
 	return nil
-}
-
-// snowflakeFloor is the least snowflake id of millisecond ms, clamped to
-// [0, maxInt64].
-func snowflakeFloor(ms int64) int64 {
-	d := ms - snowflakeEpochMS
-	switch {
-	case d <= 0:
-		return 0
-	case d >= 1<<(63-snowflakeShift):
-		return maxInt64
-	}
-	return d << snowflakeShift
 }

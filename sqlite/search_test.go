@@ -104,18 +104,6 @@ func TestFTSURL(t *testing.T) {
 	}
 }
 
-func TestSnowflakeFloor(t *testing.T) {
-	if got := snowflakeFloor(snowflakeEpochMS - 5); got != 0 {
-		t.Errorf("before the epoch: %d", got)
-	}
-	if got := snowflakeFloor(snowflakeEpochMS + 1); got != 1<<snowflakeShift {
-		t.Errorf("epoch + 1 ms: %d", got)
-	}
-	if got := snowflakeFloor(1 << 62); got != maxInt64 {
-		t.Errorf("far future: %d", got)
-	}
-}
-
 // TestSearchMarksOnly: a token of combining marks only is no FTS5 term but
 // still matches exactly.
 func TestSearchMarksOnly(t *testing.T) {
