@@ -79,8 +79,12 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 		}
 	}
 	if d.sorted {
-		sqlText, args := sortedSelect(d, pl)
-		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+		sqlText, args := sortedSelect(d, pl, filters...)
+		name := d.name + "+sort"
+		for _, x := range filters {
+			name += "&" + x.name
+		}
+		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
 	}
 	sqlText, args := selectFrom(d, pl, "p.id, p.id", filters...)
 	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
@@ -94,13 +98,22 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 // sortedSelect is the Latest page through a driver not in id order: its
 // ids alone are read from its index and sorted, newest first, and posts
 // rows are read in that order only until the page is full. MATERIALIZED
-// keeps SQLite from reading every candidate's row before sorting.
-func sortedSelect(d access, pl plan) (string, []any) {
+// keeps SQLite from reading every candidate's row before sorting. Each
+// filter's ids (in range) must hold a candidate before it is kept, as in
+// selectFrom: a rare conjunction of two drivers reads the posts of their
+// intersection only.
+func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
 	args := append([]any{}, d.cond.args...)
 	args = append(args, pl.lo, pl.hi)
+	cands := "SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.sql +
+		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
+	for _, x := range filters {
+		cands += " AND +" + d.ekey + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
+			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
+		args = append(append(args, x.cond.args...), pl.lo, pl.hi)
+	}
 	args = append(args, pl.where.args...)
-	return "WITH c AS MATERIALIZED (SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.sql +
-		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? ORDER BY 1 DESC) SELECT " + postColumns +
+	return "WITH c AS MATERIALIZED (" + cands + " ORDER BY 1 DESC) SELECT " + postColumns +
 		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.sql +
 		" ORDER BY c.id DESC LIMIT ?", args
 }

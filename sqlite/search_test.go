@@ -178,3 +178,61 @@ func TestMayMatch(t *testing.T) {
 		t.Errorf("mayMatch never rejected a text: the quick condition does nothing")
 	}
 }
+
+// TestSearchSortedFilter: a common Latest query driven by a sorted driver
+// (min_faves:) requires the ids of its other small drivers (the word)
+// before it reads a post, and still finds exactly the matches.
+func TestSearchSortedFilter(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	s.estimateCap = 1 // every query of several drivers planned as a common one
+	var posts []social.Post
+	var want []int64
+	for i := range 300 {
+		p := social.Post{ID: int64(1000 + i), AuthorID: 1, CreatedAt: t0.Add(time.Duration(i) * time.Minute), Text: "other text"}
+		switch {
+		case i >= 50:
+			p.Text = "the word here"
+		case i%5 == 0:
+			p.Text, p.FavoriteCount = "the word here", 50
+			want = append(want, p.ID)
+		case i%5 == 1:
+			p.FavoriteCount = 50
+		}
+		posts = append(posts, p)
+	}
+	slices.Reverse(want)
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := search.Parse("min_faves:10 word", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.searchStatement(ctx, q, social.Latest, social.PageReq{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.driver != "faves+sort&fts" {
+		t.Errorf("driver %q, want faves+sort&fts", st.driver)
+	}
+	var got []int64
+	req := social.PageReq{Limit: 4}
+	for {
+		pg, err := s.Search(ctx, q, social.Latest, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pg.Items {
+			got = append(got, p.ID)
+		}
+		if pg.Next == nil {
+			break
+		}
+		req.After = pg.Next
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
