@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"roost/search"
+	"roost/searchtest"
 	"roost/social"
 )
 
@@ -44,16 +45,7 @@ func TestSearchTimeIDs(t *testing.T) {
 			t.Errorf("id bounds in %q: %v, want %v", where, got, wantBounds)
 		}
 		for _, o := range []social.Order{social.Latest, social.Top} {
-			pg, err := s.Search(ctx, q, o, social.PageReq{Limit: 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, p := range pg.Items {
-				got = append(got, p.ID)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
+			if got := searchtest.FirstPageIDs(t, s, q, o); !slices.Equal(got, want) {
 				t.Errorf("%s: got %v, want %v", o, got, want)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"roost/search"
+	"roost/searchtest"
 	"roost/social"
 )
 
@@ -44,15 +45,7 @@ func TestSearchScoreFloor(t *testing.T) {
 		if st.buckets == nil && query != "min_faves:151" { // none counted: sorted, not bucketed
 			t.Fatalf("%q: driver %q, want buckets", query, st.driver)
 		}
-		pg, err := s.Search(ctx, q, social.Top, social.PageReq{Limit: 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []int64
-		for _, p := range pg.Items {
-			got = append(got, p.ID)
-		}
-		return got
+		return searchtest.FirstPageIDs(t, s, q, social.Top)
 	}
 	floorOn := func() bool {
 		t.Helper()

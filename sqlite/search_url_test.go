@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"roost/search"
+	"roost/searchtest"
 	"roost/social"
 )
 
@@ -49,16 +50,7 @@ func TestSearchURL(t *testing.T) {
 			t.Errorf("%q: driver %q, want %q", query, st.driver, driver)
 		}
 		for _, o := range []social.Order{social.Latest, social.Top} {
-			pg, err := s.Search(ctx, q, o, social.PageReq{Limit: 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, p := range pg.Items {
-				got = append(got, p.ID)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
+			if got := searchtest.FirstPageIDs(t, s, q, o); !slices.Equal(got, want) {
 				t.Errorf("%q %v: got %v, want %v", query, o, got, want)
 			}
 		}
