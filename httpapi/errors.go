@@ -32,6 +32,7 @@ const (
 	msgTooLarge        = "Request body too large"
 	msgUnsupported     = "Content-Type must be application/json"
 	msgMethod          = "Method not allowed"
+	msgTooExpensive    = "Query too expensive"
 )
 
 var (
@@ -50,6 +51,13 @@ func invalid(param, problem string) *apiError {
 	}
 	return &apiError{status: http.StatusUnprocessableEntity, message: msg,
 		errors: map[string][]string{param: {problem}}}
+}
+
+// tooExpensive is the 422 of a search stopped after its timeout.
+func tooExpensive(timeout time.Duration) *apiError {
+	return &apiError{status: http.StatusUnprocessableEntity, message: msgTooExpensive,
+		errors: map[string][]string{"query": {"the search found no complete page within " + timeout.String() +
+			": narrow it with since:, until:, max_id:, from: or fewer negated terms"}}}
 }
 
 func notFound(msg string) *apiError { return &apiError{status: http.StatusNotFound, message: msg} }

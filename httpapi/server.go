@@ -21,6 +21,10 @@ import (
 // own limit says otherwise.
 const DefaultRateLimit = 120
 
+// DefaultSearchTimeout is how long one search page may take before it is
+// answered with 422 Query too expensive.
+const DefaultSearchTimeout = 30 * time.Second
+
 // Config tunes the API. The zero value is ready to use.
 type Config struct {
 	// Price is micro-USD per returned item; 0 means billing.DefaultPrice.
@@ -34,6 +38,9 @@ type Config struct {
 	// Registry receives the metrics served at /metrics; nil: a private
 	// registry of this handler. Never the global default registry.
 	Registry *prometheus.Registry
+	// SearchTimeout bounds the work of one search page (see
+	// DefaultSearchTimeout, the value of 0).
+	SearchTimeout time.Duration
 }
 
 // server is the handler New returns.
@@ -44,9 +51,11 @@ type server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	rateLimit int
-	metrics   *metrics
-	mux       *http.ServeMux
-	buffers   bufferPool
+	// searchTimeout bounds one search page (Config.SearchTimeout).
+	searchTimeout time.Duration
+	metrics       *metrics
+	mux           *http.ServeMux
+	buffers       bufferPool
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -58,6 +67,9 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = DefaultRateLimit
 	}
+	if cfg.SearchTimeout <= 0 {
+		cfg.SearchTimeout = DefaultSearchTimeout
+	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
 	}
@@ -68,14 +80,15 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{
-		store:     store,
-		limiter:   limiter,
-		biller:    billing.Biller{Accounts: store, Price: cfg.Price},
-		log:       log,
-		now:       cfg.Now,
-		rateLimit: cfg.RateLimit,
-		metrics:   newMetrics(cfg.Registry),
-		mux:       http.NewServeMux(),
+		store:         store,
+		limiter:       limiter,
+		biller:        billing.Biller{Accounts: store, Price: cfg.Price},
+		log:           log,
+		now:           cfg.Now,
+		rateLimit:     cfg.RateLimit,
+		searchTimeout: cfg.SearchTimeout,
+		metrics:       newMetrics(cfg.Registry),
+		mux:           http.NewServeMux(),
 	}
 	for _, rt := range routes() {
 		for _, p := range rt.patterns() {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"roost/social"
@@ -62,10 +63,18 @@ func serveListPosts(ctx context.Context, s *server, a *args) (any, int, error) {
 	return s.compactPage(ctx, a, page.Items, page.Next)
 }
 
-// serveSearch is 4.17.
+// serveSearch is 4.17. A page whose search outlasts the search timeout is
+// stopped and answered 422 Query too expensive (free, like every error):
+// a query whose few matches hide among millions of candidates must not
+// hold the server.
 func serveSearch(ctx context.Context, s *server, a *args) (any, int, error) {
-	page, err := s.store.Search(ctx, a.query, a.order, a.req())
+	sctx, cancel := context.WithTimeout(ctx, s.searchTimeout)
+	defer cancel()
+	page, err := s.store.Search(sctx, a.query, a.order, a.req())
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			return nil, 0, tooExpensive(s.searchTimeout)
+		}
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	return s.compactPage(ctx, a, page.Items, page.Next)

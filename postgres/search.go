@@ -32,6 +32,9 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	if q == nil {
 		q = &search.Query{}
 	}
+	if q.Root != nil && search.Unsatisfiable(q.Root) {
+		return social.Page[social.Post]{Items: []social.Post{}}, nil
+	}
 	c := &compiler{s: s, ctx: ctx}
 	where, err := c.where(q)
 	if err != nil {

@@ -106,6 +106,9 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 	default:
 		kids = []search.Node{n}
 	}
+	if q.Root != nil && search.Unsatisfiable(q.Root) {
+		pl.never = true
+	}
 	var fts []string
 	var times []search.TimeBound
 	for _, k := range kids {

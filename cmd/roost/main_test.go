@@ -68,6 +68,9 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"import", "--db", "x.db", "--format", "csv", "f"}, 2, `unknown --format "csv"`},
 		{[]string{"copy", "--from", "a.db"}, 2, "--from and --to are both required"},
 		{[]string{"serve", "--price", "0"}, 2, "--price must be more than 0"},
+		{[]string{"serve", "--search-timeout", "0s"}, 2, "--search-timeout must be more than 0"},
+		{[]string{"serve", "--search-timeout", "2m"}, 2, "at most 50s"},
+		{[]string{"serve", "--search-timeout", "soon"}, 2, "invalid value"},
 		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--addr", "nope"}, 1, "missing port in address"},
 	}

@@ -14,6 +14,10 @@ import (
 	"roost/social"
 )
 
+// maxSearchTimeout leaves a stopped search time to be answered within the
+// server's write timeout (60 s).
+const maxSearchTimeout = 50 * time.Second
+
 // demoCredit is the opening credit of the demo key: 100 USD.
 const demoCredit = 100 * billing.MicrosPerUSD
 
@@ -25,8 +29,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs.Var(&price, "price", "price of one returned item in US dollars")
 	rate := fs.Int("rate-limit", httpapi.DefaultRateLimit, "default requests per minute per key (a key's own limit wins)")
 	demo := fs.Bool("demo", true, "fill an empty database with the demo network and create a demo key")
+	searchTimeout := fs.Duration("search-timeout", httpapi.DefaultSearchTimeout,
+		"longest work for one search page; a slower one is answered 422 Query too expensive (at most "+maxSearchTimeout.String()+")")
 	if err := parse(fs, args, false); err != nil {
 		return err
+	}
+	if *searchTimeout <= 0 || *searchTimeout > maxSearchTimeout {
+		return usageError("--search-timeout must be more than 0 and at most %v", maxSearchTimeout)
 	}
 	if price.micros <= 0 {
 		return usageError("--price must be more than 0")
@@ -57,7 +66,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate}, s, limiter, e.log)
+	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout}, s, limiter, e.log)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
