@@ -18,7 +18,7 @@ import (
 //     phrases, url: within groups, and And/Or groups of them), rowid =
 //     post id;
 //   - url: a top-level url: by the trigram index post_urls (search_url.go);
-//   - author (from:), tag (#tag, $tag), mention (@user), conversation
+//   - author (from:), to (to:), tag (#tag, $tag), mention (@user), conversation
 //     (conversation_id:), quoted (quoted_tweet_id:), reply
 //     (in_reply_to_tweet_id:): B-tree ranges ordered by post id;
 //   - faves (min_faves:N): index posts_faves, not in id order, so taken
@@ -196,6 +196,9 @@ func (c *compiler) driver(n search.Node, x cond) (access, bool) {
 		}
 		from := "posts p INDEXED BY posts_faves"
 		return access{name: "faves", from: from, key: "p.id", est: from, ekey: "p.id", cond: x, sorted: true, unranged: true}, true
+	case search.To:
+		from := "posts p INDEXED BY posts_to"
+		return access{name: "to", from: from, key: "p.id", est: from, ekey: "p.id", cond: x}, true
 	case search.Or:
 		return orDriver(n)
 	case search.Ref:

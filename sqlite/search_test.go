@@ -236,3 +236,47 @@ func TestSearchSortedFilter(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestSearchTo: to: is driven by the replies to the name (index posts_to),
+// in any case, and finds exactly the replies to it.
+func TestSearchTo(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	var posts []social.Post
+	var want []int64
+	for i := range 40 {
+		p := social.Post{ID: int64(500 + i), AuthorID: 1, CreatedAt: t0.Add(time.Duration(i) * time.Minute), Text: "hello"}
+		switch i % 4 {
+		case 0:
+			p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName = 9, 2, "Bob"
+			want = append(want, p.ID)
+		case 1:
+			p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName = 9, 3, "bobby"
+		case 2:
+			p.InReplyToScreenName = "Bob" // a name left without a reply: not a reply
+		}
+		posts = append(posts, p)
+	}
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"to:bob", "to:BOB hello"} {
+		q, err := search.Parse(text, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []social.Order{social.Latest, social.Top} {
+			st, err := s.searchStatement(ctx, q, o, social.PageReq{Limit: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(st.driver, "to") {
+				t.Errorf("%q %v: driver %q, want to", text, o, st.driver)
+			}
+			if got := searchtest.FirstPageIDs(t, s, q, o); !slices.Equal(got, want) {
+				t.Errorf("%q %v: got %v, want %v", text, o, got, want)
+			}
+		}
+	}
+}
