@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -276,6 +277,67 @@ func TestSearchTo(t *testing.T) {
 			}
 			if got := searchtest.FirstPageIDs(t, s, q, o); !slices.Equal(got, want) {
 				t.Errorf("%q %v: got %v, want %v", text, o, got, want)
+			}
+		}
+	}
+}
+
+// TestSearchList: list: is driven by its members' posts (sorted) and finds
+// exactly them, in both orders and with another condition.
+func TestSearchList(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	b := &social.Batch{
+		Lists:       []social.List{{ID: 77, OwnerID: 1, Name: "l", Mode: "Public", CreatedAt: t0}},
+		ListMembers: []social.ListMember{{ListID: 77, UserID: 1, CreatedAt: t0}, {ListID: 77, UserID: 2, CreatedAt: t0}},
+	}
+	var want, wantWord []int64
+	for u := int64(1); u <= 3; u++ {
+		b.Users = append(b.Users, social.User{ID: u, ScreenName: fmt.Sprintf("user%d", u), CreatedAt: t0})
+	}
+	for i := range 90 {
+		p := social.Post{ID: int64(900 + i), AuthorID: int64(1 + i%3), CreatedAt: t0.Add(time.Duration(i) * time.Minute), Text: "plain"}
+		if i%2 == 0 {
+			p.Text = "plain word"
+		}
+		if p.AuthorID != 3 {
+			want = append(want, p.ID)
+			if i%2 == 0 {
+				wantWord = append(wantWord, p.ID)
+			}
+		}
+		b.Posts = append(b.Posts, p)
+	}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  []int64
+	}{{"list:77", want}, {"list:77 word", wantWord}, {"list:78", nil}} {
+		q, err := search.Parse(c.query, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []social.Order{social.Latest, social.Top} {
+			st, err := s.searchStatement(ctx, q, o, social.PageReq{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(st.driver, "list") {
+				t.Errorf("%q %v: driver %q, want list", c.query, o, st.driver)
+			}
+			pg, err := s.Search(ctx, q, o, social.PageReq{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, p := range pg.Items {
+				got = append(got, p.ID)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%q %v: got %v, want %v", c.query, o, got, c.want)
 			}
 		}
 	}
