@@ -78,15 +78,21 @@ func textTokens(n Node) []string {
 	case Word:
 		return QueryTokens(n.Text)
 	case Phrase:
-		var toks []string
-		for _, w := range n.Words {
-			if w == "*" {
-				toks = append(toks, "*")
-				continue
-			}
-			toks = append(toks, QueryTokens(w)...)
-		}
-		return toks
+		return PhraseTokens(n.Words)
 	}
 	return nil
+}
+
+// PhraseTokens is the token sequence of a Phrase's words: QueryTokens of
+// each, "*" kept for a wildcard.
+func PhraseTokens(words []string) []string {
+	var toks []string
+	for _, w := range words {
+		if w == "*" {
+			toks = append(toks, "*")
+			continue
+		}
+		toks = append(toks, QueryTokens(w)...)
+	}
+	return toks
 }

@@ -167,14 +167,7 @@ func wordPattern(text string) string {
 // constrain nothing (a phrase matches in the middle of any text) and are
 // dropped; a phrase of wildcards only is empty.
 func phrasePattern(words []string) string {
-	var toks []string
-	for _, w := range words {
-		if w == "*" {
-			toks = append(toks, "*")
-			continue
-		}
-		toks = append(toks, search.QueryTokens(w)...)
-	}
+	toks := search.PhraseTokens(words)
 	for len(toks) > 0 && toks[0] == "*" {
 		toks = toks[1:]
 	}

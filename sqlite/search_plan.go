@@ -132,12 +132,10 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 			fts = append(fts, m)
 			continue
 		}
+		if m, ok := k.(search.MinCount); ok {
+			pl.minEngagement = max(pl.minEngagement, leastEngagement(m))
+		}
 		switch k := k.(type) {
-		case search.MinCount:
-			pl.minEngagement = max(pl.minEngagement, leastEngagement(k))
-			if d, ok := c.driver(k, x); ok {
-				pl.drivers = append(pl.drivers, d)
-			}
 		case search.IDBound:
 			if k.Max {
 				pl.hi = min(pl.hi, k.ID)
