@@ -16,7 +16,10 @@ import (
 //
 // When w is a social.BulkLoader, the network is written through its bulk writer,
 // and generating overlaps writing (a batch is generated while the one
-// before it is written; progress then counts the posts handed over).
+// before it is written; progress then counts the posts handed over). When
+// that writer is a social.ConcurrentWriter, batches of posts (which share
+// no key) are written that many at once; every other batch is written
+// alone, after everything before it.
 func Generate(ctx context.Context, w social.Writer, cfg Config, progress func(posts int)) (Summary, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
@@ -24,13 +27,17 @@ func Generate(ctx context.Context, w social.Writer, cfg Config, progress func(po
 	}
 	bl, ok := w.(social.BulkLoader)
 	if !ok {
-		return generate(ctx, w, cfg, progress)
+		return generate(ctx, w, w, cfg, progress)
 	}
 	var sum Summary
 	err = bl.Bulk(ctx, int64(cfg.Posts), func(bw social.Writer) error {
-		p := newPipe(ctx, bw)
+		workers := 1
+		if cw, ok := bw.(social.ConcurrentWriter); ok {
+			workers = cw.Concurrency()
+		}
+		p := newPipe(ctx, bw, workers)
 		var gerr error
-		sum, gerr = generate(ctx, p, cfg, progress)
+		sum, gerr = generate(ctx, p, p.unordered(), cfg, progress)
 		if err := p.close(); gerr == nil && err != nil {
 			gerr = fmt.Errorf("gen: writing: %w", err)
 		}
@@ -39,8 +46,9 @@ func Generate(ctx context.Context, w social.Writer, cfg Config, progress func(po
 	return sum, err
 }
 
-// generate is Generate on a normalized config.
-func generate(ctx context.Context, w social.Writer, cfg Config, progress func(posts int)) (Summary, error) {
+// generate is Generate on a normalized config: the stream's batches of
+// posts go through posts, everything else through w.
+func generate(ctx context.Context, w, posts social.Writer, cfg Config, progress func(posts int)) (Summary, error) {
 	n := newNetwork(cfg)
 	n.buildUsers()
 	n.buildCommunities()
@@ -49,10 +57,10 @@ func generate(ctx context.Context, w social.Writer, cfg Config, progress func(po
 	n.countFollows()
 
 	e := &emitter{ctx: ctx, w: w, size: cfg.BatchSize, b: &social.Batch{}, sum: &n.sum}
-	if err := n.writeSetup(e); err != nil {
+	if err := n.writeSetup(e, posts); err != nil {
 		return n.sum, err
 	}
-	s := newStream(ctx, n, w, progress)
+	s := newStream(ctx, n, posts, progress)
 	if err := s.run(); err != nil {
 		return n.sum, err
 	}
@@ -111,11 +119,16 @@ func chunks[T any](e *emitter, field func(*social.Batch) *[]T, vals []T) error {
 	return nil
 }
 
-// writeSetup writes users and every relation that posts do not need.
-func (n *network) writeSetup(e *emitter) error {
+// writeSetup writes users and every relation that posts do not need. The
+// relations go through unordered: no value is written twice, so no two of
+// their batches share a key.
+func (n *network) writeSetup(e *emitter, unordered social.Writer) error {
+	ordered := e.w
+	defer func() { e.w = ordered }()
 	steps := []func() error{
 		func() error { return chunks(e, fieldUsers, n.users) },
 		e.flush, // users stand alone before anything refers to them
+		func() error { e.w = unordered; return nil },
 		func() error { return chunks(e, fieldCommunities, n.comms) },
 		func() error { return chunks(e, fieldCommunityMembers, n.commMembers) },
 		func() error { return chunks(e, fieldLists, n.lists) },

@@ -2,9 +2,14 @@ package gen
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"roost/social"
 	"roost/sqlite"
@@ -74,4 +79,114 @@ func TestGenerateIntoSQLite(t *testing.T) {
 	if err != nil || len(page.Items) == 0 {
 		t.Errorf("timeline of user %d: %v, %d posts", sum.Examples.UserID, err, len(page.Items))
 	}
+}
+
+// concurrentLoader is a bulk loader whose writer takes two Writes at once
+// (a social.ConcurrentWriter, as the PostgreSQL store's is). It keeps the
+// hash of every batch and checks the pipe's order: a batch of users or
+// highlights (written in order) runs alone, with every batch before it
+// done; and when rendezvous is set, the first batch of posts waits for a
+// second Write to run beside it.
+type concurrentLoader struct {
+	t          *testing.T
+	rendezvous bool
+
+	mu       sync.Mutex
+	sums     map[[32]byte]int
+	inFlight int
+	overlap  bool
+	failAt   int
+	writes   int
+	waited   bool
+}
+
+func (c *concurrentLoader) Bulk(_ context.Context, _ int64, load func(social.Writer) error) error {
+	return load(c)
+}
+
+func (c *concurrentLoader) Concurrency() int { return 2 }
+
+func (c *concurrentLoader) Write(_ context.Context, b *social.Batch) (social.WriteStats, error) {
+	alone := len(b.Users) > 0 || len(b.Highlights) > 0
+	c.mu.Lock()
+	c.writes++
+	if c.failAt > 0 && c.writes == c.failAt {
+		c.mu.Unlock()
+		return social.WriteStats{}, errInjected
+	}
+	if alone && c.inFlight > 0 {
+		c.t.Errorf("a batch of %d users, %d communities, %d highlights started beside %d other writes",
+			len(b.Users), len(b.Communities), len(b.Highlights), c.inFlight)
+	}
+	c.inFlight++
+	wait := c.rendezvous && len(b.Posts) > 0 && !c.waited
+	c.waited = c.waited || wait
+	c.mu.Unlock()
+	if wait {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			c.mu.Lock()
+			both := c.inFlight > 1
+			c.mu.Unlock()
+			if both {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	sum := sha256.New()
+	if err := json.NewEncoder(sum).Encode(b); err != nil {
+		return social.WriteStats{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inFlight > 1 {
+		c.overlap = true
+	}
+	if alone && c.inFlight > 1 {
+		c.t.Errorf("a write started beside a batch of %d users", len(b.Users))
+	}
+	c.inFlight--
+	var k [32]byte
+	copy(k[:], sum.Sum(nil))
+	c.sums[k]++
+	return social.WriteStats{}, nil
+}
+
+// TestConcurrentBulkWritesTheSameBatches generates through a writer that
+// takes two Writes at once: the batches are those of a plain run, the
+// posts and relations are written two at a time, everything else alone,
+// and a failing write still fails the run.
+func TestConcurrentBulkWritesTheSameBatches(t *testing.T) {
+	cfg := Config{Seed: 5, Users: 80, Posts: 4000, BatchSize: 300}
+	plain := &concurrentLoader{t: t, sums: map[[32]byte]int{}}
+	if _, err := Generate(context.Background(), writerOnly{plain}, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	conc := &concurrentLoader{t: t, sums: map[[32]byte]int{}, rendezvous: true}
+	if _, err := Generate(context.Background(), conc, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(plain.sums, conc.sums) || conc.writes != plain.writes {
+		t.Errorf("concurrent writes stored %d batches, plain %d; same batches: %v", conc.writes, plain.writes, maps.Equal(plain.sums, conc.sums))
+	}
+	if !conc.overlap {
+		t.Errorf("no two batches were written at once")
+	}
+	if plain.overlap {
+		t.Errorf("a plain writer got two batches at once")
+	}
+	for _, at := range []int{1, conc.writes / 2, conc.writes} {
+		rec := &concurrentLoader{t: t, sums: map[[32]byte]int{}, failAt: at}
+		if _, err := Generate(context.Background(), rec, cfg, nil); !errors.Is(err, errInjected) {
+			t.Errorf("write %d failing in a concurrent load: Generate returned %v", at, err)
+		}
+	}
+}
+
+// writerOnly hides everything of a writer but Write.
+type writerOnly struct{ w social.Writer }
+
+func (w writerOnly) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	return w.w.Write(ctx, b)
 }

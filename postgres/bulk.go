@@ -26,6 +26,20 @@ var bulkTables = []string{"posts", "post_mentions", "post_tags", "follows", "rep
 // so more memory means fewer, larger flushes.
 const bulkMaintenanceMem = "512MB"
 
+// bulkKeep are the secondary indexes of bulkTables that a load keeps and
+// fills row by row: building one at the end reads the whole table again,
+// which costs more than its inserts when it indexes a minority of the rows
+// (the partial indexes of replies, quotes and community posts) or when the
+// load adds its keys in rising order, at the right edge of the tree (the
+// rows that name a post by id: mentions, tags, reposts, and conversations,
+// keyed by their root post). Measured on 1M generated posts: dropping and
+// building them took the load from 21.5 s to 26.1 s.
+var bulkKeep = map[string]bool{
+	"posts_community": true, "posts_community_top": true, "posts_quoted": true, "posts_reply_to": true,
+	"posts_to": true, "posts_conversation": true, "post_mentions_post": true, "post_tags_post": true,
+	"reposts_by_time": true,
+}
+
 // bulkLockSQL takes (or tries) the session advisory lock held for the whole
 // of a load, named after the schema: while a session holds it, what
 // bulk_restore records belongs to a load in progress, not to a dead one.
@@ -162,6 +176,9 @@ func (s *Store) bulkBegin(ctx context.Context, conn *pgx.Conn, expectPosts int64
 			}
 			for i := 0; i < len(idx); i += 2 {
 				name, def := idx[i], idx[i+1]
+				if bulkKeep[name] {
+					continue
+				}
 				if err := record("index "+name, 1, def); err != nil {
 					return err
 				}
@@ -388,6 +405,14 @@ type bulkWriter struct {
 	s     *Store
 	first copyFirst
 }
+
+// bulkWriters is how many Writes of a load gain from running at once
+// (see social.ConcurrentWriter): a server process stores one batch while
+// the client makes the rows of another, and each keeps a core busy.
+const bulkWriters = 2
+
+// Concurrency reports how many Writes to run at once: bulkWriters.
+func (w *bulkWriter) Concurrency() int { return bulkWriters }
 
 // Write stores a batch like Store.Write, committed with
 // synchronous_commit=off, copying relation rows straight into their

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,8 +162,23 @@ func TestBulkDuringLoad(t *testing.T) {
 	}
 	var total social.WriteStats
 	err := s.Bulk(ctx, 1000, func(w social.Writer) error {
-		if got := indexesOf(t, s); len(got) >= len(want) {
-			t.Errorf("no index dropped during a large load: %v", got)
+		during := indexesOf(t, s)
+		if len(during) >= len(want) {
+			t.Errorf("no index dropped during a large load: %v", during)
+		}
+		// The indexes a load fills row by row are there, and the primary
+		// keys; the others not.
+		for _, def := range want {
+			name, _, _ := strings.Cut(def, ":")
+			keep := bulkKeep[name] || strings.HasSuffix(name, "_pkey")
+			if kept := slices.Contains(during, def); kept != keep {
+				t.Errorf("index %s kept during the load: %v, want %v", name, kept, keep)
+			}
+		}
+		for name := range bulkKeep {
+			if !slices.ContainsFunc(want, func(def string) bool { return strings.HasPrefix(def, name+":") }) {
+				t.Errorf("bulkKeep names %s, which is not an index of the bulk tables", name)
+			}
 		}
 		if n := pending(t, s); n < len(want)-len(indexesOf(t, s))+1 {
 			t.Errorf("bulk_restore holds %d rows", n)

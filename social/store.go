@@ -139,3 +139,12 @@ type Store interface {
 type BulkLoader interface {
 	Bulk(ctx context.Context, expectPosts int64, load func(Writer) error) error
 }
+
+// ConcurrentWriter is a bulk writer (see BulkLoader) that stores batches
+// faster when several Writes run at once: Concurrency is how many to run.
+// Writes that run at once must not share a key (a post, a user, a pair of
+// a relation): only then is what they leave independent of their order.
+type ConcurrentWriter interface {
+	Writer
+	Concurrency() int
+}
