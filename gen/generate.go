@@ -35,10 +35,10 @@ func Generate(ctx context.Context, w social.Writer, cfg Config, progress func(po
 		if cw, ok := bw.(social.ConcurrentWriter); ok {
 			workers = cw.Concurrency()
 		}
-		p := newPipe(ctx, bw, workers)
+		p := social.NewPipe(ctx, bw, workers)
 		var gerr error
-		sum, gerr = generate(ctx, p, p.unordered(), cfg, progress)
-		if err := p.close(); gerr == nil && err != nil {
+		sum, gerr = generate(ctx, p, p.Unordered(), cfg, progress)
+		if err := p.Close(); gerr == nil && err != nil {
 			gerr = fmt.Errorf("gen: writing: %w", err)
 		}
 		return gerr

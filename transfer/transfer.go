@@ -70,14 +70,21 @@ func Copy(ctx context.Context, from Source, to Destination, progress io.Writer) 
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(progress) }),
 	)
 	sent := Counts{}
-	err = from.Export(ctx, func(b *social.Batch) error {
-		if _, err := to.Write(ctx, b); err != nil {
-			return fmt.Errorf("transfer: write: %w", err)
-		}
-		count(sent, b)
-		bar.Add(b.Len())
-		return nil
-	})
+	export := func(w social.Writer) error {
+		return from.Export(ctx, func(b *social.Batch) error {
+			if _, err := w.Write(ctx, b); err != nil {
+				return fmt.Errorf("transfer: write: %w", err)
+			}
+			count(sent, b)
+			bar.Add(b.Len())
+			return nil
+		})
+	}
+	if bl, ok := to.(social.BulkLoader); ok {
+		err = bl.Bulk(ctx, src["posts"], func(bw social.Writer) error { return bulkExport(ctx, bw, export) })
+	} else {
+		err = export(to)
+	}
 	if err != nil {
 		return sent, err
 	}
@@ -108,6 +115,23 @@ func Copy(ctx context.Context, from Source, to Destination, progress io.Writer) 
 		}
 	}
 	return sent, nil
+}
+
+// bulkExport runs export into the bulk writer bw through a social.Pipe, so
+// that reading the source overlaps writing, and when bw takes several
+// Writes at once (social.ConcurrentWriter), that many: an export holds each
+// value once, so no two of its batches share a key.
+func bulkExport(ctx context.Context, bw social.Writer, export func(social.Writer) error) error {
+	workers := 1
+	if cw, ok := bw.(social.ConcurrentWriter); ok {
+		workers = cw.Concurrency()
+	}
+	p := social.NewPipe(ctx, bw, workers)
+	err := export(p.Unordered())
+	if cerr := p.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("transfer: write: %w", cerr)
+	}
+	return err
 }
 
 // Maintainer is a Destination with upkeep to do after a bulk load (the
