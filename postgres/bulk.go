@@ -54,10 +54,12 @@ const (
 // When posts holds at most twice expectPosts rows, each table of posts,
 // post_mentions, post_tags, follows and reposts that holds at most that
 // many rows too has its secondary indexes (b-trees, and the two GIN
-// full-text indexes of posts) dropped for the load and built again at the
-// end by CREATE INDEX with maintenance_work_mem raised: a build sorts once
-// instead of inserting entry by entry, which for GIN is many times
-// cheaper. The builds run on two connections at once (see
+// full-text indexes of posts) dropped for the load, but those of bulkKeep,
+// and built again at the end by CREATE INDEX with maintenance_work_mem
+// raised: a build sorts once instead of inserting entry by entry, which for
+// GIN is many times cheaper. The writer takes bulkWriters Writes at once
+// (social.ConcurrentWriter), each in a transaction on a connection of its
+// own. The builds run on two connections at once (see
 // bulkRestoreConns), each in a transaction of its own, and the tables are
 // analysed the same way.
 //
@@ -89,9 +91,10 @@ const (
 // run one at a time per schema: a second Bulk waits for the first.
 //
 // Measured (BenchmarkGenerate, 1M generated posts, PostgreSQL 15 on a
-// shared 2-core machine): 26,500–31,500 posts/s (15,000 before), of which
-// the index builds take 9–11 s at the end (the GIN build of posts.tsv, one
-// core for 7–9 s, is the longest); see the package README.
+// 2-core machine): 44,000–48,500 posts/s (15,000 before the bulk path,
+// 30,000–35,000 with one writer and every index rebuilt), of which the
+// index builds take 5.5–6 s at the end (the GIN build of posts.tsv, one
+// core, is the longest); see the package README.
 func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Writer) error) error {
 	pc, err := s.pool.Acquire(ctx)
 	if err != nil {
