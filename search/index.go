@@ -70,18 +70,13 @@ func eachToken(text string, fn func(start, end int, tok []byte)) {
 	var buf []byte
 	i := 0
 	for i < len(text) {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if unicode.IsSpace(r) {
+		if n := spaceAt(text, i); n > 0 {
 			i += n
 			continue
 		}
-		j := i + n
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if unicode.IsSpace(r) {
-				break
-			}
-			j += n
+		j := i + 1
+		for j < len(text) && spaceAt(text, j) == 0 {
+			j++
 		}
 		run := text[i:j]
 		if u := urlStart(run); u >= 0 {
@@ -92,8 +87,29 @@ func eachToken(text string, fn func(start, end int, tok []byte)) {
 	}
 }
 
+// spaceAt is the length of the white-space character at byte i of text, or
+// 0 when none starts there (also inside a multi-byte character).
+func spaceAt(text string, i int) int {
+	c := text[i]
+	if c < utf8.RuneSelf {
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			return 1
+		}
+		return 0
+	}
+	if !utf8.RuneStart(c) {
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(text[i:])
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
 // tokenizeRun tokenises one white-space-free run that starts at byte base of
-// the text; buf is scratch space, returned for reuse.
+// the text; buf is scratch space, returned for reuse. ASCII bytes take a
+// short path: a letter or digit, lower-cased, or a separator.
 func tokenizeRun(run string, base int, buf []byte, fn func(start, end int, tok []byte)) []byte {
 	start := -1
 	flush := func(end int) {
@@ -103,13 +119,31 @@ func tokenizeRun(run string, base int, buf []byte, fn func(start, end int, tok [
 		start = -1
 		buf = buf[:0]
 	}
-	for k, r := range run {
+	for k := 0; k < len(run); {
+		if c := run[k]; c < utf8.RuneSelf {
+			switch {
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			case c >= 'A' && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				flush(k)
+				k++
+				continue
+			}
+			if start < 0 {
+				start = k
+			}
+			buf = append(buf, c)
+			k++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(run[k:])
 		switch {
 		case isCJK(r):
 			flush(k)
 			start = k
 			buf = appendFold(buf, r)
-			flush(k + utf8.RuneLen(r))
+			flush(k + n)
 		case isTokenRune(r):
 			if start < 0 {
 				start = k
@@ -118,6 +152,7 @@ func tokenizeRun(run string, base int, buf []byte, fn func(start, end int, tok [
 		default:
 			flush(k)
 		}
+		k += n
 	}
 	flush(len(run))
 	return buf

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -224,4 +225,81 @@ func FuzzIndexText(f *testing.F) {
 // would before typing its words.
 func unescape(s string) string {
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+}
+
+// FuzzEachToken checks eachToken, whose ASCII bytes take a short path,
+// against refEachToken, the plain rune-by-rune definition: the same
+// tokens with the same spans on any text.
+func FuzzEachToken(f *testing.F) {
+	for _, s := range []string{"Just setting up my twttr https://t.co/x #go @a $B", "Café CRÈME\u00a0x\u2028y 東京A1",
+		"\xe2\x80\xa8a\xe2\x80 b\xff\xfeC", "\u0085x\tY\r\nz\v\f", "e-mail: a.b@c.d http:/x ftp://y"} {
+		f.Add(s)
+	}
+	type tok struct {
+		start, end int
+		text       string
+	}
+	collect := func(each func(string, func(int, int, []byte)), text string) []tok {
+		var out []tok
+		each(text, func(s, e int, b []byte) { out = append(out, tok{s, e, string(b)}) })
+		return out
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, want := collect(eachToken, text), collect(refEachToken, text)
+		if !slices.Equal(got, want) {
+			t.Fatalf("eachToken(%q) = %v, want %v", text, got, want)
+		}
+	})
+}
+
+// refEachToken is eachToken without its short paths: runes decoded one by
+// one, white space by unicode.IsSpace.
+func refEachToken(text string, fn func(start, end int, tok []byte)) {
+	var buf []byte
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsSpace(r) {
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += n
+		}
+		run := text[i:j]
+		if u := urlStart(run); u >= 0 {
+			run = run[:u]
+		}
+		start := -1
+		flush := func(end int) {
+			if start >= 0 && len(buf) > 0 {
+				fn(i+start, i+end, buf)
+			}
+			start = -1
+			buf = buf[:0]
+		}
+		for k, r := range run {
+			switch {
+			case isCJK(r):
+				flush(k)
+				start = k
+				buf = appendFold(buf, r)
+				flush(k + utf8.RuneLen(r))
+			case isTokenRune(r):
+				if start < 0 {
+					start = k
+				}
+				buf = appendFold(buf, r)
+			default:
+				flush(k)
+			}
+		}
+		flush(len(run))
+		i = j
+	}
 }
