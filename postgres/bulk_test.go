@@ -328,3 +328,55 @@ func TestOpenRestoresAfterCrash(t *testing.T) {
 		t.Errorf("search after the restore: %v", got)
 	}
 }
+
+// TestBulkBlindCopy follows a load's posts from blind copies (no look-up
+// of stored posts) to looked-up ones: a batch of new posts with repeats is
+// copied blind with exact stats and the last copy kept; the first batch
+// that meets stored posts is written again as upserts with exact stats;
+// and so is every later batch that meets one.
+func TestBulkBlindCopy(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, freshURL(t))
+	w := &bulkWriter{s: s}
+	if !w.first.try(postsTable) {
+		t.Fatal("a new load does not copy posts blind")
+	}
+	write := func(b *social.Batch) social.WriteStats {
+		t.Helper()
+		st, err := w.Write(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a := postsBatch(1000, 100)
+	for _, i := range []int{3, 50, 99} {
+		p := a.Posts[i]
+		p.Text = fmt.Sprintf("later copy of %d", p.ID)
+		a.Posts = append(a.Posts, p)
+	}
+	if st := write(a); st.PostsInserted != 100 || st.PostsUpdated != 3 {
+		t.Errorf("blind batch: stats %+v", st)
+	}
+	if !w.first.try(postsTable) {
+		t.Errorf("a batch of new posts ended the blind copies")
+	}
+	if got := searchIDs(t, s, "later"); !slices.Equal(got, []int64{1099, 1050, 1003}) {
+		t.Errorf("later copies stored: %v", got)
+	}
+	if st := write(postsBatch(1050, 100)); st.PostsInserted != 50 || st.PostsUpdated != 50 {
+		t.Errorf("batch meeting stored posts: stats %+v", st)
+	}
+	if w.first.try(postsTable) {
+		t.Errorf("stored posts did not end the blind copies")
+	}
+	if st := write(postsBatch(1120, 100)); st.PostsInserted != 70 || st.PostsUpdated != 30 {
+		t.Errorf("looked-up batch: stats %+v", st)
+	}
+	var posts, mentions, tags int
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM posts), (SELECT count(*) FROM post_mentions),
+		(SELECT count(*) FROM post_tags)`).Scan(&posts, &mentions, &tags)
+	if err != nil || posts != 220 || mentions != 220 || tags != 220 {
+		t.Errorf("%d posts, %d mention rows, %d tag rows stored (%v); want 220 each", posts, mentions, tags, err)
+	}
+}

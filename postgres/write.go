@@ -41,17 +41,19 @@ func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, 
 
 // write stores a batch in one transaction; bulk commits it without waiting
 // for the log to reach the disk (see Bulk), and first is the load's state
-// of relation copies (see writeRows), nil outside loads. New posts are
-// copied straight into their tables (see writePosts); when another writer
-// stored one of them meanwhile, or a mention or tag row of one exists, the
-// copy fails on a primary key and the batch is written again, as upserts
-// (the stats counted again with it).
+// of copies (see writeRows), nil outside loads. New posts are copied
+// straight into their tables (see writePosts); when another writer stored
+// one of them meanwhile, or a mention or tag row of one exists, the copy
+// fails on a primary key and the batch is written again, as upserts (the
+// stats counted again with it). In a load, until such a failure, the posts
+// are copied without looking for stored ones first ("blind"): a load of new
+// posts then saves a primary-key probe per post.
 func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *copyFirst) (social.WriteStats, error) {
 	var st social.WriteStats
 	if err := validate(b); err != nil {
 		return st, err
 	}
-	direct := true
+	direct, blind := true, first.try(postsTable)
 	for {
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			st = social.WriteStats{}
@@ -63,14 +65,17 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 			if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
 				return err
 			}
-			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct); err != nil {
+			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
 				return err
 			}
 			return writeRelations(ctx, tx, b, first)
 		})
 		if direct && errors.Is(err, errCopyConflict) {
 			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)
-			direct = false
+			if blind {
+				first.fail(postsTable)
+			}
+			direct, blind = false, false
 			continue
 		}
 		if err != nil {

@@ -65,37 +65,24 @@ type postSet struct {
 	views []*int64
 }
 
+// postsTable names posts in a load's copyFirst: while it tries posts, the
+// load copies them blind (see write).
+const postsTable = "posts"
+
 // writePosts upserts posts with the SQLite store's sequential semantics.
 // When direct is set and no post of the batch is stored yet, the posts and
 // their mention and tag rows are copied straight into their tables (see
 // copyNewPosts); such a copy fails with errCopyConflict when a row exists
-// after all.
-func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.WriteStats, runes *tsRunes, direct bool) error {
+// after all. blind skips looking for stored posts before a copy: the stats
+// count every post as new, which holds when the copy succeeds.
+func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.WriteStats, runes *tsRunes, direct, blind bool) error {
 	if len(ps) == 0 {
 		return nil
-	}
-	ids := make([]int64, len(ps))
-	for i := range ps {
-		ids[i] = ps[i].ID
-	}
-	had, err := existingIDs(ctx, tx, "posts", ids)
-	if err != nil {
-		return err
-	}
-	var stored []int64 // posts that existed before: their index rows are replaced
-	for id := range had {
-		stored = append(stored, id)
 	}
 	at := make(map[int64]int, len(ps))
 	var set postSet
 	for i := range ps {
 		p := &ps[i]
-		if had[p.ID] {
-			st.PostsUpdated++
-		} else {
-			st.PostsInserted++
-			had[p.ID] = true
-		}
 		j, seen := at[p.ID]
 		if !seen {
 			j = len(set.posts)
@@ -108,7 +95,31 @@ func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.Wri
 			set.views[j] = p.Views
 		}
 	}
-	if direct && len(stored) == 0 && len(set.posts) >= copyThreshold {
+	copyAll := direct && len(set.posts) >= copyThreshold
+	had := map[int64]bool{}
+	if !copyAll || !blind {
+		ids := make([]int64, len(set.posts))
+		for i, p := range set.posts {
+			ids[i] = p.ID
+		}
+		var err error
+		if had, err = existingIDs(ctx, tx, "posts", ids); err != nil {
+			return err
+		}
+	}
+	var stored []int64 // posts that existed before: their index rows are replaced
+	for id := range had {
+		stored = append(stored, id)
+	}
+	for i := range ps {
+		if had[ps[i].ID] {
+			st.PostsUpdated++
+		} else {
+			st.PostsInserted++
+			had[ps[i].ID] = true
+		}
+	}
+	if copyAll && len(stored) == 0 {
 		return copyNewPosts(ctx, tx, &set, runes)
 	}
 	return upsertPosts(ctx, tx, &set, stored, runes)

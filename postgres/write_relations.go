@@ -75,10 +75,10 @@ func lastWins[K comparable](n int, key func(i int) K, row func(i int) []any) [][
 
 type pair struct{ a, b int64 }
 
-// copyFirst is what a bulk load learnt about copying relation rows
-// straight into their tables: a table is tried until one copy finds a row
-// that exists already, then its rows are upserted for the rest of the load.
-// A nil *copyFirst tries nothing.
+// copyFirst is what a bulk load learnt about copying rows blind, straight
+// into their tables: a table is tried until one copy finds a row that
+// exists already, then its rows are upserted (posts: looked up first, see
+// write) for the rest of the load. A nil *copyFirst tries nothing.
 type copyFirst struct {
 	log    *slog.Logger
 	mu     sync.Mutex
@@ -101,7 +101,7 @@ func (c *copyFirst) fail(table string) {
 		c.failed = map[string]bool{}
 	}
 	if !c.failed[table] && c.log != nil {
-		c.log.Info("bulk load: rows exist already: upserting them for the rest of the load", "table", table)
+		c.log.Info("bulk load: rows exist already: no more blind copies into this table for the rest of the load", "table", table)
 	}
 	c.failed[table] = true
 }
