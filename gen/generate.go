@@ -64,7 +64,7 @@ func generate(ctx context.Context, w, posts social.Writer, cfg Config, progress 
 	if err := s.run(); err != nil {
 		return n.sum, err
 	}
-	if err := n.writeFinal(e, s); err != nil {
+	if err := n.writeFinal(e, s, posts); err != nil {
 		return n.sum, err
 	}
 	n.summarise(s)
@@ -175,7 +175,12 @@ func (n *network) writeFollows(e *emitter) func() error {
 
 // writeFinal writes users with their final counts and pinned posts,
 // communities with pinned posts, and highlights.
-func (n *network) writeFinal(e *emitter, s *stream) error {
+//
+// The users go through unordered, beside the last batches of posts: their
+// first copies were written alone, before everything else. The
+// communities, whose first copies went through unordered, wait for every
+// batch before them.
+func (n *network) writeFinal(e *emitter, s *stream, unordered social.Writer) error {
 	g := newRNG(n.cfg.Seed, streamFinal, 0)
 	var highlights []social.Highlight
 	for i := range n.users {
@@ -201,9 +206,15 @@ func (n *network) writeFinal(e *emitter, s *stream) error {
 		n.comms[c].PinnedPostID = n.commBest[c].id
 	}
 	n.sum.Highlights = int64(len(highlights))
+	ordered := e.w
+	e.w = unordered
 	if err := chunks(e, fieldUsers, n.users); err != nil {
 		return err
 	}
+	if err := e.flush(); err != nil {
+		return err
+	}
+	e.w = ordered
 	if err := chunks(e, fieldCommunities, n.comms); err != nil {
 		return err
 	}

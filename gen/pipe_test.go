@@ -83,9 +83,9 @@ func TestGenerateIntoSQLite(t *testing.T) {
 
 // concurrentLoader is a bulk loader whose writer takes two Writes at once
 // (a social.ConcurrentWriter, as the PostgreSQL store's is). It keeps the
-// hash of every batch and checks the pipe's order: a batch of users or
-// highlights (written in order) runs alone, with every batch before it
-// done; and when rendezvous is set, the first batch of posts waits for a
+// hash of every batch and checks the pipe's order: a batch written in
+// order (the first users, the last communities, highlights) runs alone,
+// with every batch before it done; and when rendezvous is set, the first batch of posts waits for a
 // second Write to run beside it.
 type concurrentLoader struct {
 	t          *testing.T
@@ -98,6 +98,8 @@ type concurrentLoader struct {
 	failAt   int
 	writes   int
 	waited   bool
+	sawOther bool // a batch with more than users went by
+	sawPosts bool // a batch with posts went by
 }
 
 func (c *concurrentLoader) Bulk(_ context.Context, _ int64, load func(social.Writer) error) error {
@@ -107,7 +109,13 @@ func (c *concurrentLoader) Bulk(_ context.Context, _ int64, load func(social.Wri
 func (c *concurrentLoader) Concurrency() int { return 2 }
 
 func (c *concurrentLoader) Write(_ context.Context, b *social.Batch) (social.WriteStats, error) {
-	alone := len(b.Users) > 0 || len(b.Highlights) > 0
+	c.mu.Lock()
+	// The first users, the last communities and the highlights are
+	// written in order.
+	alone := len(b.Users) > 0 && !c.sawOther || len(b.Communities) > 0 && c.sawPosts || len(b.Highlights) > 0
+	c.sawOther = c.sawOther || len(b.Users) < b.Len()
+	c.sawPosts = c.sawPosts || len(b.Posts) > 0
+	c.mu.Unlock()
 	c.mu.Lock()
 	c.writes++
 	if c.failAt > 0 && c.writes == c.failAt {
@@ -115,13 +123,18 @@ func (c *concurrentLoader) Write(_ context.Context, b *social.Batch) (social.Wri
 		return social.WriteStats{}, errInjected
 	}
 	if alone && c.inFlight > 0 {
-		c.t.Errorf("a batch of %d users, %d communities, %d highlights started beside %d other writes",
+		c.t.Errorf("a batch written in order (%d users, %d communities, %d highlights) started beside %d other writes",
 			len(b.Users), len(b.Communities), len(b.Highlights), c.inFlight)
 	}
 	c.inFlight++
 	wait := c.rendezvous && len(b.Posts) > 0 && !c.waited
 	c.waited = c.waited || wait
 	c.mu.Unlock()
+	if c.rendezvous && len(b.Posts) > 0 {
+		// Hold every batch of posts a little, so that a batch handed over
+		// after it would run beside it if the pipe let it.
+		time.Sleep(2 * time.Millisecond)
+	}
 	if wait {
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
@@ -144,7 +157,8 @@ func (c *concurrentLoader) Write(_ context.Context, b *social.Batch) (social.Wri
 		c.overlap = true
 	}
 	if alone && c.inFlight > 1 {
-		c.t.Errorf("a write started beside a batch of %d users", len(b.Users))
+		c.t.Errorf("a write started beside a batch written in order (%d users, %d communities, %d highlights)",
+			len(b.Users), len(b.Communities), len(b.Highlights))
 	}
 	c.inFlight--
 	var k [32]byte
