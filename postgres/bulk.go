@@ -91,7 +91,7 @@ const (
 // run one at a time per schema: a second Bulk waits for the first.
 //
 // Measured (BenchmarkGenerate, 1M generated posts, PostgreSQL 15 on a
-// 2-core machine): 44,000–48,500 posts/s (15,000 before the bulk path,
+// 2-core machine): 46,500–48,700 posts/s (15,000 before the bulk path,
 // 30,000–35,000 with one writer and every index rebuilt), of which the
 // index builds take 5.5–6 s at the end (the GIN build of posts.tsv, one
 // core, is the longest); see the package README.
