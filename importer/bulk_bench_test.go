@@ -10,14 +10,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"roost/postgres"
+	"roost/social"
+	"roost/storetest"
 )
 
 // BenchmarkImportV1Bulk imports synthetic v1.1 JSONL (see synthV1) into a
-// new SQLite file and reports posts per second of wall time and of CPU
-// time (all threads), the process's peak resident memory and the Go heap
-// obtained from the system. Resident memory counts SQLite's page cache (16
-// MiB per connection; the file is not memory-mapped).
-// ROOST_BENCH_POSTS sets the number of lines (default 100,000).
+// new SQLite file and into a new PostgreSQL schema (ROOST_TEST_POSTGRES),
+// and reports posts per second of wall time and of this process's CPU
+// time (all threads; on PostgreSQL the server's is not counted), the
+// process's peak resident memory and the Go heap obtained from the system.
+// Resident memory counts SQLite's page cache (16 MiB per connection; the
+// file is not memory-mapped). ROOST_BENCH_POSTS sets the number of lines
+// (default 100,000).
 func BenchmarkImportV1Bulk(b *testing.B) {
 	n := 100_000
 	if s := os.Getenv("ROOST_BENCH_POSTS"); s != "" {
@@ -28,23 +34,43 @@ func BenchmarkImportV1Bulk(b *testing.B) {
 		n = v
 	}
 	p := synthV1(b, n)
-	for b.Loop() {
-		st := openSQLite(b)
-		cpu, start := rusage(), time.Now()
-		sum, err := Import(context.Background(), st, []string{p}, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wall, used := time.Since(start), rusage().cpu-cpu.cpu
-		if sum.PostsInserted != n {
-			b.Fatalf("inserted %d posts, want %d", sum.PostsInserted, n)
-		}
-		b.ReportMetric(float64(n)/wall.Seconds(), "posts/s")
-		b.ReportMetric(float64(n)/used.Seconds(), "posts/cpu-s")
-		b.ReportMetric(float64(rusage().maxRSS)/(1<<20), "peak-rss-MiB")
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MiB")
+	stores := []struct {
+		name string
+		open func(testing.TB) social.Writer
+	}{
+		{"sqlite", func(tb testing.TB) social.Writer { return openSQLite(tb) }},
+		{"postgres", func(tb testing.TB) social.Writer {
+			st, err := postgres.Open(context.Background(), storetest.FreshSchema(tb, storetest.PostgresURL(tb)), nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			tb.Cleanup(func() { st.Close() })
+			return st
+		}},
+	}
+	for _, store := range stores {
+		b.Run(store.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				st := store.open(b)
+				b.StartTimer()
+				cpu, start := rusage(), time.Now()
+				sum, err := Import(context.Background(), st, []string{p}, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall, used := time.Since(start), rusage().cpu-cpu.cpu
+				if sum.PostsInserted != n {
+					b.Fatalf("inserted %d posts, want %d", sum.PostsInserted, n)
+				}
+				b.ReportMetric(float64(n)/wall.Seconds(), "posts/s")
+				b.ReportMetric(float64(n)/used.Seconds(), "posts/cpu-s")
+				b.ReportMetric(float64(rusage().maxRSS)/(1<<20), "peak-rss-MiB")
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MiB")
+			}
+		})
 	}
 }
 
