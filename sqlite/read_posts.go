@@ -15,7 +15,7 @@ const postColumns = `p.id, p.author_id, p.created_at, p.text, p.source, p.trunca
 	p.reply_to_user_id, p.reply_to_screen_name, p.quoted_id, p.repost_of_id, p.conversation_id, p.community_id,
 	p.quote_count, p.reply_count, p.retweet_count, p.favorite_count, p.bookmark_count, p.views, p.entities`
 
-func scanPost(rows *sql.Rows, extra ...any) (social.Post, error) {
+func scanPost(rows scanner, extra ...any) (social.Post, error) {
 	var p social.Post
 	var created int64
 	var truncated int

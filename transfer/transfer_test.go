@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"roost/postgres"
 	"roost/social"
@@ -85,8 +86,9 @@ func sameData(t *testing.T, what string, a, b store) {
 	}
 }
 
-// seed fills a store with the suite's fixture, many posts (past the bulk
-// threshold and the export chunk) and accounts with debits and a revocation.
+// seed fills a store with the suite's fixture, many posts and follows (past
+// the bulk threshold and the export chunk, whose keys are one id and two)
+// and accounts with debits and a revocation.
 func seed(t *testing.T, s store) {
 	ctx := context.Background()
 	if _, err := s.Write(ctx, storetest.Fixture()); err != nil {
@@ -97,6 +99,9 @@ func seed(t *testing.T, s store) {
 		v := i
 		b.Posts = append(b.Posts, social.Post{ID: 10000 + i, AuthorID: 1 + i%5, Text: "bulk post", Views: &v,
 			Entities: social.Entities{Hashtags: []social.Tag{{Text: "Bulk"}}}})
+	}
+	for i := int64(1); i <= 2500; i++ {
+		b.Follows = append(b.Follows, social.Follow{FollowerID: 1 + i%3, FolloweeID: 20000 + i, CreatedAt: time.UnixMicro(i).UTC()})
 	}
 	if _, err := s.Write(ctx, b); err != nil {
 		t.Fatal(err)
