@@ -57,16 +57,8 @@ func (s *Store) Posts(ctx context.Context, ids []int64) ([]social.Post, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: posts: %w", err)
 	}
-	defer rows.Close()
-	var out []social.Post
-	for rows.Next() {
-		p, err := scanPost(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.Post, error) { return scanPost(r) })
+	if err != nil {
 		return nil, fmt.Errorf("postgres: posts: %w", err)
 	}
 	return out, nil

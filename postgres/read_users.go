@@ -68,16 +68,8 @@ func (s *Store) users(ctx context.Context, query string, args ...any) ([]social.
 	if err != nil {
 		return nil, fmt.Errorf("postgres: users: %w", err)
 	}
-	defer rows.Close()
-	var out []social.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.User, error) { return scanUser(r) })
+	if err != nil {
 		return nil, fmt.Errorf("postgres: users: %w", err)
 	}
 	return out, nil

@@ -83,16 +83,8 @@ func (s *Store) Posts(ctx context.Context, ids []int64) ([]social.Post, error) {
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			p, err := scanPost(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, p)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("sqlite: posts: %w", err)
+		if out, err = appendRows(out, rows, "posts", func(r scanner) (social.Post, error) { return scanPost(r) }); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -87,16 +87,8 @@ func (s *Store) usersIn(ctx context.Context, expr string, args []any) ([]social.
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			u, err := scanUser(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, u)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("sqlite: users: %w", err)
+		if out, err = appendRows(out, rows, "users", func(r scanner) (social.User, error) { return scanUser(r) }); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
