@@ -105,18 +105,23 @@ func Batches(ctx context.Context, e Engine, fn func(*social.Batch) error) error 
 	return nil
 }
 
+// LedgerColumns are the columns of a ledger row that ScanLedgerEntry reads,
+// the same on both engines.
+const LedgerColumns = `id, key_id, kind, request_id, endpoint, items, amount, balance_after, created_at`
+
+// ScanLedgerEntry reads a row of LedgerColumns.
+func ScanLedgerEntry(r Rows) (social.LedgerEntry, error) {
+	var l social.LedgerEntry
+	var t int64
+	err := r.Scan(&l.ID, &l.KeyID, &l.Kind, &l.RequestID, &l.Endpoint, &l.Items, &l.Amount, &l.BalanceAfter, &t)
+	l.CreatedAt = social.FromMicros(t)
+	return l, err
+}
+
 // Ledger streams every ledger row, by id, to fn in chunks.
 func Ledger(ctx context.Context, e Engine, fn func([]social.LedgerEntry) error) error {
-	return pages(ctx, e, `SELECT id, key_id, kind, request_id, endpoint, items, amount, balance_after, created_at
-		FROM ledger WHERE id > ? ORDER BY id LIMIT ?`, 1,
-		func(r Rows) (social.LedgerEntry, error) {
-			var l social.LedgerEntry
-			var t int64
-			err := r.Scan(&l.ID, &l.KeyID, &l.Kind, &l.RequestID, &l.Endpoint, &l.Items, &l.Amount, &l.BalanceAfter, &t)
-			l.CreatedAt = social.FromMicros(t)
-			return l, err
-		},
-		func(l social.LedgerEntry) []any { return []any{l.ID} }, fn)
+	return pages(ctx, e, `SELECT `+LedgerColumns+` FROM ledger WHERE id > ? ORDER BY id LIMIT ?`, 1,
+		ScanLedgerEntry, func(l social.LedgerEntry) []any { return []any{l.ID} }, fn)
 }
 
 // pairs is the step that exports a relation table keyed by (a, b) with a

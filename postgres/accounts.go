@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"roost/export"
 	"roost/social"
 )
 
@@ -86,16 +87,8 @@ func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: keys: %w", err)
 	}
-	defer rows.Close()
-	var out []social.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.APIKey, error) { return scanKey(r) })
+	if err != nil {
 		return nil, fmt.Errorf("postgres: keys: %w", err)
 	}
 	return out, nil
@@ -140,24 +133,12 @@ func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, 
 }
 
 func (s *Store) ledger(ctx context.Context, where string, args ...any) ([]social.LedgerEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, key_id, kind, request_id, endpoint, items, amount,
-		balance_after, created_at FROM ledger `+where, args...)
+	rows, err := s.pool.Query(ctx, `SELECT `+export.LedgerColumns+` FROM ledger `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: ledger: %w", err)
 	}
-	defer rows.Close()
-	var out []social.LedgerEntry
-	for rows.Next() {
-		var e social.LedgerEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &e.KeyID, &e.Kind, &e.RequestID, &e.Endpoint, &e.Items, &e.Amount,
-			&e.BalanceAfter, &at); err != nil {
-			return nil, fmt.Errorf("postgres: ledger: %w", err)
-		}
-		e.CreatedAt = social.FromMicros(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.LedgerEntry, error) { return export.ScanLedgerEntry(r) })
+	if err != nil {
 		return nil, fmt.Errorf("postgres: ledger: %w", err)
 	}
 	return out, nil

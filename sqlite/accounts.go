@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"roost/export"
 	"roost/social"
 )
 
@@ -97,16 +98,8 @@ func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: keys: %w", err)
 	}
-	defer rows.Close()
-	var out []social.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := appendRows(nil, rows, func(r scanner) (social.APIKey, error) { return scanKey(r) })
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: keys: %w", err)
 	}
 	return out, nil
@@ -170,24 +163,12 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 
 // Ledger lists a key's ledger rows in order.
 func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
-	rows, err := s.write.QueryContext(ctx, `SELECT id, key_id, kind, request_id, endpoint, items, amount,
-		balance_after, created_at FROM ledger WHERE key_id = ? ORDER BY id`, keyID)
+	rows, err := s.write.QueryContext(ctx, `SELECT `+export.LedgerColumns+` FROM ledger WHERE key_id = ? ORDER BY id`, keyID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: ledger: %w", err)
 	}
-	defer rows.Close()
-	var out []social.LedgerEntry
-	for rows.Next() {
-		var e social.LedgerEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &e.KeyID, &e.Kind, &e.RequestID, &e.Endpoint, &e.Items, &e.Amount,
-			&e.BalanceAfter, &at); err != nil {
-			return nil, fmt.Errorf("sqlite: ledger: %w", err)
-		}
-		e.CreatedAt = social.FromMicros(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := appendRows(nil, rows, func(r scanner) (social.LedgerEntry, error) { return export.ScanLedgerEntry(r) })
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: ledger: %w", err)
 	}
 	return out, nil

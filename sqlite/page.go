@@ -34,8 +34,8 @@ func collectPage[T any](rows *sql.Rows, limit int, scan func(*sql.Rows, *social.
 }
 
 // appendRows appends what scan makes of every row of rows to out, and
-// closes rows; what names the rows in errors.
-func appendRows[T any](out []T, rows *sql.Rows, what string, scan func(scanner) (T, error)) ([]T, error) {
+// closes rows.
+func appendRows[T any](out []T, rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
 	for rows.Next() {
 		v, err := scan(rows)
@@ -44,8 +44,5 @@ func appendRows[T any](out []T, rows *sql.Rows, what string, scan func(scanner) 
 		}
 		out = append(out, v)
 	}
-	if err := rows.Close(); err != nil {
-		return out, fmt.Errorf("sqlite: %s: %w", what, err)
-	}
-	return out, nil
+	return out, rows.Close()
 }

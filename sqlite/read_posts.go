@@ -83,8 +83,8 @@ func (s *Store) Posts(ctx context.Context, ids []int64) ([]social.Post, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out, err = appendRows(out, rows, "posts", func(r scanner) (social.Post, error) { return scanPost(r) }); err != nil {
-			return nil, err
+		if out, err = appendRows(out, rows, func(r scanner) (social.Post, error) { return scanPost(r) }); err != nil {
+			return nil, fmt.Errorf("sqlite: posts: %w", err)
 		}
 	}
 	return out, nil

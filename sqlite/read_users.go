@@ -87,8 +87,8 @@ func (s *Store) usersIn(ctx context.Context, expr string, args []any) ([]social.
 		if err != nil {
 			return nil, err
 		}
-		if out, err = appendRows(out, rows, "users", func(r scanner) (social.User, error) { return scanUser(r) }); err != nil {
-			return nil, err
+		if out, err = appendRows(out, rows, func(r scanner) (social.User, error) { return scanUser(r) }); err != nil {
+			return nil, fmt.Errorf("sqlite: users: %w", err)
 		}
 	}
 	return out, nil
