@@ -9,28 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"roost/export"
 	"roost/social"
 )
-
-const keyColumns = `id, name, prefix, digest, balance, rate_limit, created_at, revoked_at`
-
-func scanKey(row pgx.Row) (social.APIKey, error) {
-	var k social.APIKey
-	var digest []byte
-	var created int64
-	var revoked *int64
-	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &digest, &k.Balance, &k.RateLimit, &created, &revoked); err != nil {
-		return k, notFound(err, "api key")
-	}
-	copy(k.Digest[:], digest)
-	k.CreatedAt = social.FromMicros(created)
-	if revoked != nil {
-		t := social.FromMicros(*revoked)
-		k.RevokedAt = &t
-	}
-	return k, nil
-}
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.
 func isUniqueViolation(err error) bool {
@@ -71,29 +51,6 @@ func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (s
 	return k, nil
 }
 
-// KeyByDigest finds a key by the SHA-256 digest of the key.
-func (s *Store) KeyByDigest(ctx context.Context, digest [32]byte) (social.APIKey, error) {
-	return scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE digest = $1`, digest[:]))
-}
-
-// Key finds a key by id.
-func (s *Store) Key(ctx context.Context, id int64) (social.APIKey, error) {
-	return scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
-}
-
-// Keys lists every key, oldest first.
-func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: keys: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.APIKey, error) { return scanKey(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: keys: %w", err)
-	}
-	return out, nil
-}
-
 // TopUp adds credit to a key, with its ledger row, in one statement.
 func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.APIKey, error) {
 	if amount <= 0 {
@@ -125,21 +82,4 @@ func (s *Store) Revoke(ctx context.Context, keyID int64) error {
 		return fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
 	}
 	return nil
-}
-
-// Ledger lists a key's ledger rows in order.
-func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
-	return s.ledger(ctx, `WHERE key_id = $1 ORDER BY id`, keyID)
-}
-
-func (s *Store) ledger(ctx context.Context, where string, args ...any) ([]social.LedgerEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+export.LedgerColumns+` FROM ledger `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: ledger: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (social.LedgerEntry, error) { return export.ScanLedgerEntry(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: ledger: %w", err)
-	}
-	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // bulkTables are the tables whose secondary indexes a large load drops and
@@ -157,7 +158,7 @@ func (s *Store) bulkBegin(ctx context.Context, conn *pgx.Conn, expectPosts int64
 		if expectPosts <= 0 {
 			return nil
 		}
-		expectPosts = min(expectPosts, maxInt64/4)
+		expectPosts = min(expectPosts, sqlstore.MaxInt64/4)
 		for _, t := range bulkTables {
 			// Whether the table holds at most twice as many rows as the
 			// load has posts: counted up to that bound only, so that a

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // copyHeader starts PostgreSQL's binary COPY format: the signature, no
@@ -153,7 +154,7 @@ func appendPostRow(b []byte, p *social.Post, views *int64, ent []byte, tsv, urlT
 	b = binary.BigEndian.AppendUint16(b, 26)
 	b = appendInt8(b, p.ID)
 	b = appendInt8(b, p.AuthorID)
-	b = appendInt8(b, social.Micros(p.CreatedAt))
+	b = appendInt8(b, sqlstore.Micros(p.CreatedAt))
 	var err error
 	for _, s := range []string{p.Text, p.Source} {
 		if b, err = appendText(b, s); err != nil {
@@ -175,7 +176,7 @@ func appendPostRow(b []byte, p *social.Post, views *int64, ent []byte, tsv, urlT
 	}
 	b = appendInt8Ptr(b, views)
 	b = appendInt8(b, social.Score(p))
-	b = appendInt8(b, social.Flags(p))
+	b = appendInt8(b, sqlstore.Flags(p))
 	if len(ent) > math.MaxInt32 {
 		return b, fmt.Errorf("entities of %d bytes", len(ent))
 	}

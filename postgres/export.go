@@ -3,53 +3,23 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"strconv"
-	"strings"
 
-	"roost/export"
+	"github.com/jackc/pgx/v5"
+
 	"roost/social"
+	"roost/sqlstore"
 )
 
-// exporter is what package export needs of the store.
-func (s *Store) exporter() export.Engine {
-	return export.Engine{
-		Query: func(ctx context.Context, query string, args []any, each func(export.Rows) error) error {
-			rows, err := s.pool.Query(ctx, numbered(query), args...)
-			if err != nil {
-				return fmt.Errorf("postgres: %w", err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				if err := each(rows); err != nil {
-					return fmt.Errorf("postgres: %w", err)
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("postgres: %w", err)
-			}
-			return nil
-		},
-		UserColumns: userColumns,
-		PostColumns: postColumns,
-		ListColumns: listColumns,
-		ScanUser:    func(r export.Rows) (social.User, error) { return scanUser(r) },
-		ScanPost:    func(r export.Rows) (social.Post, error) { return scanPost(r) },
-		ScanList:    func(r export.Rows) (social.List, error) { return scanList(r) },
-	}
-}
-
-// Export streams every stored value to fn in batches (see export.Batches).
+// Export streams every stored value to fn in batches (see sqlstore.Batches).
 // Accounts are exported by Keys and ExportLedger. It is the source side of
 // copying a database.
 func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error {
-	return export.Batches(ctx, s.exporter(), fn)
+	return sqlstore.Batches(ctx, s.Reader.DB, fn)
 }
 
 // ExportLedger streams every ledger row, by id, to fn in chunks.
 func (s *Store) ExportLedger(ctx context.Context, fn func([]social.LedgerEntry) error) error {
-	return export.Ledger(ctx, s.exporter(), fn)
+	return sqlstore.Ledger(ctx, s.Reader.DB, fn)
 }
 
 // RestoreAccounts stores keys and ledger rows verbatim, ids included, in one
@@ -62,17 +32,17 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 		for _, k := range keys {
 			var revoked *int64
 			if k.RevokedAt != nil {
-				r := social.Micros(*k.RevokedAt)
+				r := sqlstore.Micros(*k.RevokedAt)
 				revoked = &r
 			}
 			b.Queue(`INSERT INTO api_keys (id, name, prefix, digest, balance, rate_limit, created_at, revoked_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`, k.ID, k.Name, k.Prefix, k.Digest[:],
-				k.Balance, k.RateLimit, social.Micros(k.CreatedAt), revoked)
+				k.Balance, k.RateLimit, sqlstore.Micros(k.CreatedAt), revoked)
 		}
 		for _, e := range ledger {
 			b.Queue(`INSERT INTO ledger (id, key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`, e.ID, e.KeyID, e.Kind, e.RequestID,
-				e.Endpoint, e.Items, e.Amount, e.BalanceAfter, social.Micros(e.CreatedAt))
+				e.Endpoint, e.Items, e.Amount, e.BalanceAfter, sqlstore.Micros(e.CreatedAt))
 		}
 		for _, t := range []string{"api_keys", "ledger"} {
 			b.Queue(`SELECT setval(pg_get_serial_sequence('` + t + `', 'id'), coalesce(max(id), 0) + 1, false) FROM ` + t)
@@ -82,19 +52,4 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 		}
 		return nil
 	})
-}
-
-// numbered turns the ? placeholders of a query into $1, $2, ….
-func numbered(q string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 
 	"roost/search"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // gatherLimit is the planner's estimate of matches up to which a query
@@ -40,7 +41,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	if err != nil {
 		return social.Page[social.Post]{}, err
 	}
-	lim := limit(p)
+	lim := sqlstore.Limit(p)
 	sortCol := "id"
 	orderBy := func(alias string) string { return " ORDER BY " + alias + ".id DESC" }
 	if order == social.Top {
@@ -55,7 +56,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 		}
 		gather = est <= gatherLimit
 	}
-	sv, id := after(p, maxInt64)
+	sv, id := sqlstore.After(p, sqlstore.MaxInt64)
 	n := c.arg(lim + 1)
 	if gather {
 		// The cursor bound is kept out of the index scans ("+ 0"): as an
@@ -70,7 +71,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 			}
 		}
 		return s.searchPage(ctx, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
-			SELECT `+postColumns+`, p.`+sortCol+`, p.id FROM posts p
+			SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
 			WHERE p.id IN (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)`+orderBy("p"), c.args)
 	}
 	var key string
@@ -79,7 +80,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	} else {
 		key = "p.id < " + c.arg(id)
 	}
-	return s.searchPage(ctx, lim, `SELECT `+postColumns+`, p.`+sortCol+`, p.id FROM posts p WHERE `+where+` AND `+key+
+	return s.searchPage(ctx, lim, `SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p WHERE `+where+` AND `+key+
 		orderBy("p")+` LIMIT `+n, c.args)
 }
 
@@ -104,7 +105,7 @@ func (s *Store) estimate(ctx context.Context, where string, args []any) (float64
 // the probe went from 1.6 ms to ~9 ms once the cached statement turned
 // generic).
 func (s *Store) searchPage(ctx context.Context, lim int, query string, args []any) (social.Page[social.Post], error) {
-	page, err := s.postPage(ctx, lim, query, append([]any{pgx.QueryExecModeExec}, args...)...)
+	page, err := sqlstore.PostPage(ctx, pgDB{pool: s.pool}, lim, query, append([]any{pgx.QueryExecModeExec}, args...))
 	if err != nil {
 		return page, fmt.Errorf("postgres: search: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"roost/search"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // compiler turns a search AST into one SQL condition over alias p. Every
@@ -52,7 +53,7 @@ func (c *compiler) where(q *search.Query) (string, error) {
 }
 
 // timeIDs turns the since:/until: bounds at the top level of the query into
-// id bounds (social.SinceID, social.UntilID), which the primary key serves,
+// id bounds (sqlstore.SinceID, sqlstore.UntilID), which the primary key serves,
 // while every stored post's id agrees with its time (migration 0004).
 func (c *compiler) timeIDs(root search.Node) ([]string, error) {
 	kids := []search.Node{root}
@@ -76,9 +77,9 @@ func (c *compiler) timeIDs(root search.Node) ([]string, error) {
 			conds = []string{}
 		}
 		if t.Since {
-			conds = append(conds, "p.id > "+c.arg(social.SinceID(t.T)))
+			conds = append(conds, "p.id > "+c.arg(sqlstore.SinceID(t.T)))
 		} else {
-			conds = append(conds, "p.id <= "+c.arg(social.UntilID(t.T)))
+			conds = append(conds, "p.id <= "+c.arg(sqlstore.UntilID(t.T)))
 		}
 	}
 	return conds, nil
@@ -125,7 +126,7 @@ func (c *compiler) cond(n search.Node) (string, error) {
 		if !ok {
 			return "false", nil
 		}
-		cond := fmt.Sprintf("((p.flags & %d) <> 0 AND p.urls ~ %s", social.FlagLinks, c.arg(pat))
+		cond := fmt.Sprintf("((p.flags & %d) <> 0 AND p.urls ~ %s", sqlstore.FlagLinks, c.arg(pat))
 		if t := urlIndexTokens(n.Sub); t != "" {
 			cond += " AND p.url_tsv <> ''::tsvector AND p.url_tsv @@ plainto_tsquery('simple', " + c.arg(t) + "::text)"
 		}
@@ -222,18 +223,18 @@ func (c *compiler) phraseCond(words []string) string {
 // filterCond compiles filter:KIND.
 func (c *compiler) filterCond(k search.FilterKind) (string, error) {
 	flags := map[search.FilterKind]int64{
-		search.FilterReplies:       social.FlagReply,
-		search.FilterSelfThreads:   social.FlagSelfThread,
-		search.FilterQuote:         social.FlagQuote,
-		search.FilterNativeReposts: social.FlagRepost,
-		search.FilterRetweets:      social.FlagRepost | social.FlagOldRetweet,
-		search.FilterMedia:         social.FlagMedia,
-		search.FilterImages:        social.FlagImages,
-		search.FilterVideos:        social.FlagVideos,
-		search.FilterLinks:         social.FlagLinks,
-		search.FilterMentions:      social.FlagMentions,
-		search.FilterHashtags:      social.FlagHashtags,
-		search.FilterHasEngagement: social.FlagEngagement,
+		search.FilterReplies:       sqlstore.FlagReply,
+		search.FilterSelfThreads:   sqlstore.FlagSelfThread,
+		search.FilterQuote:         sqlstore.FlagQuote,
+		search.FilterNativeReposts: sqlstore.FlagRepost,
+		search.FilterRetweets:      sqlstore.FlagRepost | sqlstore.FlagOldRetweet,
+		search.FilterMedia:         sqlstore.FlagMedia,
+		search.FilterImages:        sqlstore.FlagImages,
+		search.FilterVideos:        sqlstore.FlagVideos,
+		search.FilterLinks:         sqlstore.FlagLinks,
+		search.FilterMentions:      sqlstore.FlagMentions,
+		search.FilterHashtags:      sqlstore.FlagHashtags,
+		search.FilterHasEngagement: sqlstore.FlagEngagement,
 	}
 	if f, ok := flags[k]; ok {
 		return "(p.flags & " + c.arg(f) + ") <> 0", nil

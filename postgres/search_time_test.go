@@ -10,6 +10,7 @@ import (
 	"roost/search"
 	"roost/searchtest"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // TestSearchTimeIDs checks since:/until: as id bounds: used while every
@@ -19,7 +20,9 @@ func TestSearchTimeIDs(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, freshURL(t))
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	snow := func(at time.Time) int64 { return (at.UnixMilli() - social.SnowflakeEpochMS) << social.SnowflakeShift }
+	snow := func(at time.Time) int64 {
+		return (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
+	}
 	var posts []social.Post
 	for i := range 10 {
 		at := t0.Add(time.Duration(i) * 24 * time.Hour)
@@ -58,7 +61,7 @@ func TestSearchTimeIDs(t *testing.T) {
 	}
 	check(false, 7, posts[2].ID, posts[3].ID, posts[4].ID)
 	// Its time corrected to agree with its id: no outlier is left.
-	odd.CreatedAt = time.UnixMilli(social.SnowflakeEpochMS)
+	odd.CreatedAt = time.UnixMilli(sqlstore.SnowflakeEpochMS)
 	if _, err := s.Write(ctx, &social.Batch{Posts: []social.Post{odd}}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,21 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // Store is a social.Store on PostgreSQL.
 type Store struct {
+	// Reader answers the API's reads.
+	sqlstore.Reader
+
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	name string // the database for logs, without credentials
@@ -68,6 +73,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect to %s: %w", name, err)
 	}
 	s := &Store{pool: pool, log: log, name: name}
+	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: &sync.Map{}}, Dialect: dialect}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -104,46 +110,6 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 		out[t] = n
 	}
 	return out, nil
-}
-
-const maxInt64 = int64(^uint64(0) >> 1)
-
-// after returns the keyset bound of a request: the key to continue after,
-// or a start value that lies beyond every real key.
-func after(p social.PageReq, start int64) (int64, int64) {
-	if p.After == nil {
-		return start, start
-	}
-	return p.After.Sort, p.After.ID
-}
-
-// limit is the page size a request asks for, never negative.
-func limit(p social.PageReq) int { return max(p.Limit, 0) }
-
-// collectPage reads up to lim items from rows, which hold lim+1 rows at
-// most; scan reads one item and its keyset key. A row beyond lim means a
-// next page exists, starting after the last item kept.
-func collectPage[T any](rows pgx.Rows, lim int, scan func(pgx.Rows, *social.Key) (T, error)) (social.Page[T], error) {
-	defer rows.Close()
-	page := social.Page[T]{Items: make([]T, 0, lim)}
-	var last social.Key
-	for rows.Next() {
-		var k social.Key
-		item, err := scan(rows, &k)
-		if err != nil {
-			return page, err
-		}
-		if len(page.Items) == lim {
-			page.Next = &last
-			break
-		}
-		page.Items = append(page.Items, item)
-		last = k
-	}
-	if err := rows.Err(); err != nil {
-		return social.Page[T]{}, fmt.Errorf("postgres: query: %w", err)
-	}
-	return page, nil
 }
 
 // notFound maps pgx.ErrNoRows to social.ErrNotFound naming what is missing.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 var userCols = []string{"id", "screen_name", "name", "location", "url", "description", "protected", "verified",
@@ -99,7 +100,7 @@ func validate(b *social.Batch) error {
 		}
 	}
 	for _, m := range b.CommunityMembers {
-		if _, err := social.RoleRank(m.Role); err != nil {
+		if _, err := sqlstore.RoleRank(m.Role); err != nil {
 			return err
 		}
 	}
@@ -173,7 +174,7 @@ func writeUsers(ctx context.Context, tx pgx.Tx, us []social.User, st *social.Wri
 			u := &us[i]
 			fullRows = append(fullRows, []any{u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 				u.Protected, u.Verified, u.BlueVerified, u.ShadowBanned, u.CanDM, u.FollowersCount, u.FriendsCount,
-				u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount, social.Micros(u.CreatedAt), u.BannerURL,
+				u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount, sqlstore.Micros(u.CreatedAt), u.BannerURL,
 				u.ImageURL, u.PinnedPostID, u.ProfessionalType, false})
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 var postUpdateCols = []string{"author_id", "created_at", "text", "source", "truncated", "lang", "reply_to_id",
@@ -330,10 +331,10 @@ func postValues(p *social.Post, views *int64, toks, urlToks string, runes *tsRun
 	}
 	tsv, tsvToks := vector(toks)
 	urlTSV, urlToksLeft := vector(urlToks)
-	return []any{p.ID, p.AuthorID, social.Micros(p.CreatedAt), p.Text, p.Source, p.Truncated, p.Lang,
+	return []any{p.ID, p.AuthorID, sqlstore.Micros(p.CreatedAt), p.Text, p.Source, p.Truncated, p.Lang,
 		p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID, conversation(p),
 		p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount, p.BookmarkCount, v,
-		social.Score(p), social.Flags(p), string(ent), tsv, urlLines(&p.Entities), urlTSV, tsvToks, urlToksLeft}, nil
+		social.Score(p), sqlstore.Flags(p), string(ent), tsv, urlLines(&p.Entities), urlTSV, tsvToks, urlToksLeft}, nil
 }
 
 // conversation is the conversation id stored for p: its own id for a root
@@ -347,10 +348,10 @@ func conversation(p *social.Post) int64 {
 
 // appendKeys appends the mention and tag rows of p, each key once.
 func appendKeys(mentions, tags [][]any, p *social.Post) ([][]any, [][]any) {
-	for _, n := range uniqueKeys(social.MentionKeys(&p.Entities)) {
+	for _, n := range uniqueKeys(sqlstore.MentionKeys(&p.Entities)) {
 		mentions = append(mentions, []any{n, p.ID})
 	}
-	for _, t := range uniqueKeys(social.TagKeys(&p.Entities)) {
+	for _, t := range uniqueKeys(sqlstore.TagKeys(&p.Entities)) {
 		tags = append(tags, []any{t, p.ID})
 	}
 	return mentions, tags

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // TestPostRowSameAsValues checks that the row copied straight into posts
@@ -260,7 +261,7 @@ func TestBulkRelationsCopyFallBack(t *testing.T) {
 	}
 	var n int
 	if err := bulk.pool.QueryRow(ctx, `SELECT count(*) FROM follows WHERE created_at = $1`,
-		social.Micros(t0.Add(2*time.Hour))).Scan(&n); err != nil || n != 200 {
+		sqlstore.Micros(t0.Add(2*time.Hour))).Scan(&n); err != nil || n != 200 {
 		t.Errorf("%d follows of the last batch's time (%v), want 200", n, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // pairSpec is a relation table keyed by a pair of ids with a time.
@@ -133,14 +134,20 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 		{upsertFollow, lastWins(len(b.Follows), func(i int) pair { return pair{b.Follows[i].FollowerID, b.Follows[i].FolloweeID} },
 			func(i int) []any {
 				f := b.Follows[i]
-				return []any{f.FollowerID, f.FolloweeID, social.Micros(f.CreatedAt)}
+				return []any{f.FollowerID, f.FolloweeID, sqlstore.Micros(f.CreatedAt)}
 			})},
 		{upsertRepost, lastWins(len(b.Reposts), func(i int) pair { return pair{b.Reposts[i].PostID, b.Reposts[i].UserID} },
-			func(i int) []any { r := b.Reposts[i]; return []any{r.PostID, r.UserID, social.Micros(r.CreatedAt)} })},
+			func(i int) []any { r := b.Reposts[i]; return []any{r.PostID, r.UserID, sqlstore.Micros(r.CreatedAt)} })},
 		{upsertAffiliation, lastWins(len(b.Affiliations), func(i int) pair { return pair{b.Affiliations[i].OrgID, b.Affiliations[i].UserID} },
-			func(i int) []any { a := b.Affiliations[i]; return []any{a.OrgID, a.UserID, social.Micros(a.CreatedAt)} })},
+			func(i int) []any {
+				a := b.Affiliations[i]
+				return []any{a.OrgID, a.UserID, sqlstore.Micros(a.CreatedAt)}
+			})},
 		{upsertHighlight, lastWins(len(b.Highlights), func(i int) pair { return pair{b.Highlights[i].UserID, b.Highlights[i].PostID} },
-			func(i int) []any { h := b.Highlights[i]; return []any{h.UserID, h.PostID, social.Micros(h.CreatedAt)} })},
+			func(i int) []any {
+				h := b.Highlights[i]
+				return []any{h.UserID, h.PostID, sqlstore.Micros(h.CreatedAt)}
+			})},
 		{upsertList, lastWins(len(b.Lists), func(i int) int64 { return b.Lists[i].ID },
 			func(i int) []any {
 				l := b.Lists[i]
@@ -148,28 +155,31 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 				if mode == "" {
 					mode = "Public"
 				}
-				return []any{l.ID, l.OwnerID, l.Name, l.Description, mode, social.Micros(l.CreatedAt), l.MemberCount,
+				return []any{l.ID, l.OwnerID, l.Name, l.Description, mode, sqlstore.Micros(l.CreatedAt), l.MemberCount,
 					l.SubscriberCount, l.BannerURL}
 			})},
 		{upsertListMember, lastWins(len(b.ListMembers), func(i int) pair { return pair{b.ListMembers[i].ListID, b.ListMembers[i].UserID} },
-			func(i int) []any { m := b.ListMembers[i]; return []any{m.ListID, m.UserID, social.Micros(m.CreatedAt)} })},
+			func(i int) []any {
+				m := b.ListMembers[i]
+				return []any{m.ListID, m.UserID, sqlstore.Micros(m.CreatedAt)}
+			})},
 		{upsertListSubscriber, lastWins(len(b.ListSubscribers), func(i int) pair { return pair{b.ListSubscribers[i].ListID, b.ListSubscribers[i].UserID} },
 			func(i int) []any {
 				m := b.ListSubscribers[i]
-				return []any{m.ListID, m.UserID, social.Micros(m.CreatedAt)}
+				return []any{m.ListID, m.UserID, sqlstore.Micros(m.CreatedAt)}
 			})},
 		{upsertCommunity, lastWins(len(b.Communities), func(i int) int64 { return b.Communities[i].ID },
 			func(i int) []any {
 				c := b.Communities[i]
-				return []any{c.ID, c.Name, c.Description, c.CreatorID, social.Micros(c.CreatedAt), c.PinnedPostID, c.MemberCount}
+				return []any{c.ID, c.Name, c.Description, c.CreatorID, sqlstore.Micros(c.CreatedAt), c.PinnedPostID, c.MemberCount}
 			})},
 		{upsertCommunityMember, lastWins(len(b.CommunityMembers), func(i int) pair {
 			return pair{b.CommunityMembers[i].CommunityID, b.CommunityMembers[i].UserID}
 		}, func(i int) []any {
 			m := b.CommunityMembers[i]
-			rank, _ := social.RoleRank(m.Role) // validated before the transaction
-			joined := social.Micros(m.JoinedAt)
-			return []any{m.CommunityID, m.UserID, m.Role, joined, social.MemberSortKey(rank, joined)}
+			rank, _ := sqlstore.RoleRank(m.Role) // validated before the transaction
+			joined := sqlstore.Micros(m.JoinedAt)
+			return []any{m.CommunityID, m.UserID, m.Role, joined, sqlstore.MemberSortKey(rank, joined)}
 		})},
 	}
 	for _, j := range jobs {

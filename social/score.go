@@ -2,11 +2,10 @@ package social
 
 import (
 	"math"
-	"time"
 )
 
-// scoreEpoch is the zero of the recency part of Score: 2010-01-01T00:00:00Z.
-const scoreEpoch = 1262304000
+// ScoreEpoch is the zero of the recency part of Score: 2010-01-01T00:00:00Z.
+const ScoreEpoch = 1262304000
 
 // Score is the Top ranking of a post, a pure function of the post (it never
 // depends on the time of the request, so pages stay stable):
@@ -24,16 +23,6 @@ func Score(p *Post) int64 {
 	if e < 0 {
 		e = 0
 	}
-	weeks := float64(p.CreatedAt.Unix()-scoreEpoch) / (7 * 86400)
+	weeks := float64(p.CreatedAt.Unix()-ScoreEpoch) / (7 * 86400)
 	return int64(math.Floor(1e6 * (math.Log2(1+e) + weeks)))
-}
-
-// ScoreFloor is a score below Score of every post created at or after t
-// whose engagement is at least minEngagement, provided none of the post's
-// counts is negative. It lets a Top search that asks for a least count
-// (min_faves: and the like) skip every post scoring below it; the margin
-// of 2 covers the rounding of the floating-point formula.
-func ScoreFloor(minEngagement float64, t time.Time) int64 {
-	weeks := float64(t.Unix()-scoreEpoch) / (7 * 86400)
-	return int64(math.Floor(1e6*(math.Log2(1+max(minEngagement, 0))+weeks))) - 2
 }

@@ -26,6 +26,14 @@ type Reader interface {
 	UsersByScreenNames(ctx context.Context, names []string) ([]User, error)
 	// Posts returns the posts found among ids, in any order.
 	Posts(ctx context.Context, ids []int64) ([]Post, error)
+	// Post returns the post with this id.
+	Post(ctx context.Context, id int64) (Post, error)
+	// SearchUsers lists users whose screen name or name contains text
+	// (lower case), best match first: the screen name itself, then names
+	// that start with it, then the rest, each by followers.
+	SearchUsers(ctx context.Context, text string, p PageReq) (Page[User], error)
+	// Space returns the audio space with this id.
+	Space(ctx context.Context, id string) (Space, error)
 
 	// UserPosts is a user's timeline, newest first: without replies
 	// (4.1) or with them (4.2). Native reposts are included.
@@ -35,6 +43,12 @@ type Reader interface {
 	// Mentions lists posts that mention the screen name (any case), newest
 	// first.
 	Mentions(ctx context.Context, screenName string, p PageReq) (Page[Post], error)
+	// Replies lists the direct replies to a post, oldest first.
+	Replies(ctx context.Context, postID int64, p PageReq) (Page[Post], error)
+	// Quotes lists the posts quoting a post, newest first.
+	Quotes(ctx context.Context, postID int64, p PageReq) (Page[Post], error)
+	// Likes lists the posts a user liked, most recently liked first.
+	Likes(ctx context.Context, userID int64, p PageReq) (Page[Post], error)
 	// Thread lists the conversation rooted at rootID in conversation order
 	// (id ascending), the root first.
 	Thread(ctx context.Context, rootID int64, p PageReq) (Page[Post], error)
@@ -64,6 +78,17 @@ type Reader interface {
 	VerifiedFollowers(ctx context.Context, userID int64, p PageReq) (Page[User], error)
 	// Following lists the accounts the user follows, most recent first.
 	Following(ctx context.Context, userID int64, p PageReq) (Page[User], error)
+	// Followers lists the user's followers, most recent first.
+	Followers(ctx context.Context, userID int64, p PageReq) (Page[User], error)
+	// LikingUsers lists the users who liked a post, most recent first.
+	LikingUsers(ctx context.Context, postID int64, p PageReq) (Page[User], error)
+
+	// ReplyIDs are the ids of userID's direct replies to postID, oldest first.
+	ReplyIDs(ctx context.Context, postID, userID int64) ([]int64, error)
+	// Reposted reports whether userID reposted postID.
+	Reposted(ctx context.Context, postID, userID int64) (bool, error)
+	// Follows reports whether followerID follows followeeID.
+	Follows(ctx context.Context, followerID, followeeID int64) (bool, error)
 
 	// Search runs a parsed query. Latest pages are keyed by id, Top pages
 	// by (Score, id).
@@ -78,18 +103,20 @@ type Batch struct {
 	Reposts          []Repost
 	Affiliations     []Affiliation
 	Highlights       []Highlight
+	Likes            []Like
 	Lists            []List
 	ListMembers      []ListMember
 	ListSubscribers  []ListSubscriber
 	Communities      []Community
 	CommunityMembers []CommunityMember
+	Spaces           []Space
 }
 
 // Len is the number of values in the batch.
 func (b *Batch) Len() int {
 	return len(b.Users) + len(b.Posts) + len(b.Follows) + len(b.Reposts) + len(b.Affiliations) +
-		len(b.Highlights) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
-		len(b.Communities) + len(b.CommunityMembers)
+		len(b.Highlights) + len(b.Likes) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
+		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces)
 }
 
 // WriteStats counts what a Write did with users and posts.

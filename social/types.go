@@ -122,6 +122,9 @@ type User struct {
 	// ProfessionalType is "Business" or "Creator" for professional
 	// accounts; an organisation with affiliates is a "Business".
 	ProfessionalType string
+	// ExtendedBio is the long bio of a profile ("" when it has none);
+	// paragraphs are separated by newlines.
+	ExtendedBio string
 
 	// Stub marks a user known only by reference (an author or mention
 	// without a profile): a writer inserts it if missing and never lets it
@@ -214,4 +217,40 @@ type CommunityMember struct {
 type Member struct {
 	User User
 	Role string
+}
+
+// Like is UserID liking PostID at CreatedAt.
+type Like struct {
+	PostID    int64
+	UserID    int64
+	CreatedAt time.Time
+}
+
+// Space states, as the hosted service writes them.
+const (
+	SpaceScheduled = "NotStarted"
+	SpaceRunning   = "Running"
+	SpaceEnded     = "Ended"
+)
+
+// Space is an audio space: a live conversation hosted by CreatorID.
+type Space struct {
+	ID             string // base62, e.g. "1jMJgLdenVjxL"
+	CreatorID      int64
+	Title          string
+	State          string // SpaceScheduled, SpaceRunning or SpaceEnded
+	CreatedAt      time.Time
+	ScheduledStart time.Time // zero when it was not scheduled
+	StartedAt      time.Time // zero before it starts
+	EndedAt        time.Time // zero until it ends
+	UpdatedAt      time.Time
+	// Listeners is the count of live listeners it had (total_live_listeners).
+	Listeners int64
+	// ReplayWatched is how often its recording was played.
+	ReplayWatched int64
+	// Replay is whether the recording can be played.
+	Replay bool
+	// Admins (the host first) and Speakers are user ids in their order.
+	Admins   []int64
+	Speakers []int64
 }

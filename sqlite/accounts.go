@@ -7,31 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"roost/export"
 	"roost/social"
+	"roost/sqlstore"
 )
-
-const keyColumns = `id, name, prefix, digest, balance, rate_limit, created_at, revoked_at`
-
-func scanKey(row interface{ Scan(...any) error }) (social.APIKey, error) {
-	var k social.APIKey
-	var digest []byte
-	var created int64
-	var revoked sql.NullInt64
-	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &digest, &k.Balance, &k.RateLimit, &created, &revoked); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return k, fmt.Errorf("api key: %w", social.ErrNotFound)
-		}
-		return k, fmt.Errorf("sqlite: api key: %w", err)
-	}
-	copy(k.Digest[:], digest)
-	k.CreatedAt = social.FromMicros(created)
-	if revoked.Valid {
-		t := social.FromMicros(revoked.Int64)
-		k.RevokedAt = &t
-	}
-	return k, nil
-}
 
 // CreateKey stores a new key with its opening credit.
 func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (social.APIKey, error) {
@@ -74,37 +52,6 @@ func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (s
 	return k, nil
 }
 
-// KeyByDigest finds a key by the SHA-256 digest of the key.
-func (s *Store) KeyByDigest(ctx context.Context, digest [32]byte) (social.APIKey, error) {
-	st, err := s.stmt(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE digest = ?`)
-	if err != nil {
-		return social.APIKey{}, err
-	}
-	return scanKey(st.QueryRowContext(ctx, digest[:]))
-}
-
-// Key finds a key by id.
-func (s *Store) Key(ctx context.Context, id int64) (social.APIKey, error) {
-	st, err := s.stmt(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`)
-	if err != nil {
-		return social.APIKey{}, err
-	}
-	return scanKey(st.QueryRowContext(ctx, id))
-}
-
-// Keys lists every key, oldest first.
-func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: keys: %w", err)
-	}
-	out, err := appendRows(nil, rows, func(r scanner) (social.APIKey, error) { return scanKey(r) })
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: keys: %w", err)
-	}
-	return out, nil
-}
-
 // TopUp adds credit to a key, with its ledger row.
 func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.APIKey, error) {
 	if amount <= 0 {
@@ -136,7 +83,7 @@ func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.AP
 // keyTx reads a key through the write connection (it sees its own commits
 // at once).
 func (s *Store) keyTx(ctx context.Context, id int64) (social.APIKey, error) {
-	return scanKey(s.write.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = ?`, id))
+	return sqlstore.Reader{DB: sqlDB(s.write.QueryContext)}.Key(ctx, id)
 }
 
 // Revoke marks a key revoked.
@@ -159,17 +106,4 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
 	return s.debits.submit(ctx, d)
-}
-
-// Ledger lists a key's ledger rows in order.
-func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
-	rows, err := s.write.QueryContext(ctx, `SELECT `+export.LedgerColumns+` FROM ledger WHERE key_id = ? ORDER BY id`, keyID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: ledger: %w", err)
-	}
-	out, err := appendRows(nil, rows, func(r scanner) (social.LedgerEntry, error) { return export.ScanLedgerEntry(r) })
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: ledger: %w", err)
-	}
-	return out, nil
 }

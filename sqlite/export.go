@@ -4,48 +4,20 @@ import (
 	"context"
 	"fmt"
 
-	"roost/export"
 	"roost/social"
+	"roost/sqlstore"
 )
 
-// exporter is what package export needs of the store.
-func (s *Store) exporter() export.Engine {
-	return export.Engine{
-		Query: func(ctx context.Context, query string, args []any, each func(export.Rows) error) error {
-			rows, err := s.read.QueryContext(ctx, query, args...)
-			if err != nil {
-				return fmt.Errorf("sqlite: %w", err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				if err := each(rows); err != nil {
-					return fmt.Errorf("sqlite: %w", err)
-				}
-			}
-			if err := rows.Close(); err != nil {
-				return fmt.Errorf("sqlite: %w", err)
-			}
-			return nil
-		},
-		UserColumns: userColumns,
-		PostColumns: postColumns,
-		ListColumns: listColumns,
-		ScanUser:    func(r export.Rows) (social.User, error) { return scanUser(r) },
-		ScanPost:    func(r export.Rows) (social.Post, error) { return scanPost(r) },
-		ScanList:    func(r export.Rows) (social.List, error) { return scanList(r) },
-	}
-}
-
-// Export streams every stored value to fn in batches (see export.Batches).
+// Export streams every stored value to fn in batches (see sqlstore.Batches).
 // Accounts are exported by Keys and ExportLedger. It is the source side of
 // copying a database.
 func (s *Store) Export(ctx context.Context, fn func(*social.Batch) error) error {
-	return export.Batches(ctx, s.exporter(), fn)
+	return sqlstore.Batches(ctx, sqlDB(s.read.QueryContext), fn)
 }
 
 // ExportLedger streams every ledger row, by id, to fn in chunks.
 func (s *Store) ExportLedger(ctx context.Context, fn func([]social.LedgerEntry) error) error {
-	return export.Ledger(ctx, s.exporter(), fn)
+	return sqlstore.Ledger(ctx, sqlDB(s.read.QueryContext), fn)
 }
 
 // RestoreAccounts stores keys and ledger rows verbatim, ids included, in one
@@ -60,18 +32,18 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 	for _, k := range keys {
 		var revoked any
 		if k.RevokedAt != nil {
-			revoked = social.Micros(*k.RevokedAt)
+			revoked = sqlstore.Micros(*k.RevokedAt)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO api_keys (id, name, prefix, digest, balance, rate_limit,
 			created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, k.Prefix, k.Digest[:], k.Balance,
-			k.RateLimit, social.Micros(k.CreatedAt), revoked); err != nil {
+			k.RateLimit, sqlstore.Micros(k.CreatedAt), revoked); err != nil {
 			return fmt.Errorf("sqlite: restore key %d: %w", k.ID, err)
 		}
 	}
 	for _, e := range ledger {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO ledger (id, key_id, kind, request_id, endpoint, items,
 			amount, balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.KeyID, e.Kind, e.RequestID,
-			e.Endpoint, e.Items, e.Amount, e.BalanceAfter, social.Micros(e.CreatedAt)); err != nil {
+			e.Endpoint, e.Items, e.Amount, e.BalanceAfter, sqlstore.Micros(e.CreatedAt)); err != nil {
 			return fmt.Errorf("sqlite: restore ledger row %d: %w", e.ID, err)
 		}
 	}

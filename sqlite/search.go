@@ -9,6 +9,7 @@ import (
 
 	"roost/search"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // Search runs a parsed query (see social.Reader): the query is compiled
@@ -113,7 +114,7 @@ func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
 		args = append(append(args, x.cond.args...), pl.lo, pl.hi)
 	}
 	args = append(args, pl.where.args...)
-	return "WITH c AS MATERIALIZED (" + cands + " ORDER BY 1 DESC) SELECT " + postColumns +
+	return "WITH c AS MATERIALIZED (" + cands + " ORDER BY 1 DESC) SELECT " + sqlstore.PostColumns +
 		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.sql +
 		" ORDER BY c.id DESC LIMIT ?", args
 }
@@ -198,7 +199,7 @@ func (s *Store) sparse(ctx context.Context, pl plan, d access, n int64, limit in
 // before the post's row is read.
 func selectFrom(d access, pl plan, keys string, filters ...access) (string, []any) {
 	var args []any
-	sqlText := "SELECT " + postColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.sql
+	sqlText := "SELECT " + sqlstore.PostColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.sql
 	args = append(args, d.cond.args...)
 	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ?"
 	args = append(args, pl.lo, pl.hi)
@@ -256,11 +257,9 @@ func countIn(ctx context.Context, q rowQuerier, d access, lo, hi int64, limit in
 // searchPage runs a compiled search. Compiled statements vary with the
 // query, so they are not kept in the statement cache.
 func (s *Store) searchPage(ctx context.Context, limit int, query string, args ...any) (social.Page[social.Post], error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
+	page, err := sqlstore.PostPage(ctx, sqlDB(s.read.QueryContext), limit, query, args)
 	if err != nil {
-		return social.Page[social.Post]{}, fmt.Errorf("sqlite: search: %w", err)
+		return page, fmt.Errorf("sqlite: search: %w", err)
 	}
-	return collectPage(rows, limit, func(r *sql.Rows, k *social.Key) (social.Post, error) {
-		return scanPost(r, &k.Sort, &k.ID)
-	})
+	return page, nil
 }

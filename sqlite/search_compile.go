@@ -9,6 +9,7 @@ import (
 
 	"roost/search"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // compiler turns a search AST into SQL. Every node compiles to an exact
@@ -93,7 +94,7 @@ func (c *compiler) cond(n search.Node) (cond, error) {
 	case search.Phrase:
 		return textCond(phrasePattern(n.Words)), nil
 	case search.URL:
-		return cond{sql: fmt.Sprintf("((p.flags & %d) != 0 AND %s(p.entities, ?))", social.FlagLinks, fnURL),
+		return cond{sql: fmt.Sprintf("((p.flags & %d) != 0 AND %s(p.entities, ?))", sqlstore.FlagLinks, fnURL),
 			args: []any{n.Sub}, cost: costText}, nil
 	case search.Hashtag:
 		return cond{sql: "EXISTS (SELECT 1 FROM post_tags WHERE tag = ? AND post_id = p.id)",
@@ -194,18 +195,18 @@ func refCond(n search.Ref) (cond, error) {
 
 // filterFlags are the filters answered by the stored flag set.
 var filterFlags = map[search.FilterKind]int64{
-	search.FilterReplies:       social.FlagReply,
-	search.FilterSelfThreads:   social.FlagSelfThread,
-	search.FilterQuote:         social.FlagQuote,
-	search.FilterNativeReposts: social.FlagRepost,
-	search.FilterRetweets:      social.FlagRepost | social.FlagOldRetweet,
-	search.FilterMedia:         social.FlagMedia,
-	search.FilterImages:        social.FlagImages,
-	search.FilterVideos:        social.FlagVideos,
-	search.FilterLinks:         social.FlagLinks,
-	search.FilterMentions:      social.FlagMentions,
-	search.FilterHashtags:      social.FlagHashtags,
-	search.FilterHasEngagement: social.FlagEngagement,
+	search.FilterReplies:       sqlstore.FlagReply,
+	search.FilterSelfThreads:   sqlstore.FlagSelfThread,
+	search.FilterQuote:         sqlstore.FlagQuote,
+	search.FilterNativeReposts: sqlstore.FlagRepost,
+	search.FilterRetweets:      sqlstore.FlagRepost | sqlstore.FlagOldRetweet,
+	search.FilterMedia:         sqlstore.FlagMedia,
+	search.FilterImages:        sqlstore.FlagImages,
+	search.FilterVideos:        sqlstore.FlagVideos,
+	search.FilterLinks:         sqlstore.FlagLinks,
+	search.FilterMentions:      sqlstore.FlagMentions,
+	search.FilterHashtags:      sqlstore.FlagHashtags,
+	search.FilterHasEngagement: sqlstore.FlagEngagement,
 }
 
 // filterCond compiles filter:KIND.
@@ -253,7 +254,7 @@ func authorCond(ids []int64) cond {
 	for i, id := range ids {
 		args[i] = id
 	}
-	return cond{sql: "p.author_id IN (" + placeholders(len(ids)) + ")", args: args}
+	return cond{sql: "p.author_id IN (" + sqlstore.Placeholders(len(ids)) + ")", args: args}
 }
 
 // children returns the children of an And or Or node and the SQL and FTS5

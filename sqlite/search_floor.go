@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"roost/search"
-	"roost/social"
+	"roost/sqlstore"
 )
 
 // Score floors. A match of min_faves:N has engagement of at least N (of
 // min_retweets:N at least 2N, of min_replies:N at least N; see
 // social.Score), so in a bucket of ids, whose posts were all created after
 // the bucket's first millisecond, it scores at least
-// social.ScoreFloor(N, that time). A Top page reads each bucket of
+// sqlstore.ScoreFloor(N, that time). A Top page reads each bucket of
 // posts_bucket_score only down to that floor and skips the buckets whose
 // best score is below it: the posts it reads are the few with high
 // engagement, not every post of the bucket.
@@ -53,7 +53,7 @@ func bucketFloors(ctx context.Context, tx *sql.Tx, pl *plan) (func(b int64) int6
 	return func(b int64) int64 {
 		// The bucket's first id, less the second a post's time may
 		// differ from its id's.
-		ms := (b<<bucketShift)>>social.SnowflakeShift + social.SnowflakeEpochMS - social.TimeSlackMS
-		return social.ScoreFloor(e, time.UnixMilli(ms))
+		ms := (b<<bucketShift)>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS - sqlstore.TimeSlackMS
+		return sqlstore.ScoreFloor(e, time.UnixMilli(ms))
 	}, nil
 }

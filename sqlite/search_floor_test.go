@@ -9,6 +9,7 @@ import (
 	"roost/search"
 	"roost/searchtest"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // TestSearchScoreFloor checks the score floors of min_* Top pages read by
@@ -19,7 +20,9 @@ func TestSearchScoreFloor(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	s.topSetCap, s.bucketDriverCap = 1, 1 // every Top page by score windows
-	snow := func(at time.Time) int64 { return (at.UnixMilli() - social.SnowflakeEpochMS) << social.SnowflakeShift }
+	snow := func(at time.Time) int64 {
+		return (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
+	}
 	var posts []social.Post
 	for i := range 60 {
 		at := t0.Add(time.Duration(i) * 36 * time.Hour)

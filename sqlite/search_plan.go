@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"roost/search"
-	"roost/social"
+	"roost/sqlstore"
 )
 
 // Query planning. A search is one SQL statement: a driver enumerates
@@ -94,11 +94,11 @@ type plan struct {
 }
 
 func (c *compiler) plan(q *search.Query) (plan, error) {
-	pl := plan{lo: 0, hi: maxInt64}
+	pl := plan{lo: 0, hi: sqlstore.MaxInt64}
 	var conds []cond
 	if q.Reposts == search.RepostsExcluded {
 		// The flag, not repost_of_id: posts_bucket_score holds flags.
-		conds = append(conds, cond{sql: fmt.Sprintf("(p.flags & %d) = 0", social.FlagRepost)})
+		conds = append(conds, cond{sql: fmt.Sprintf("(p.flags & %d) = 0", sqlstore.FlagRepost)})
 	}
 	var kids []search.Node
 	switch n := q.Root.(type) {
@@ -250,7 +250,7 @@ func orDriver(n search.Or) (access, bool) {
 		name = "mentions"
 	}
 	// Counts may count a post twice, sparing the sort of DISTINCT.
-	ranges := "(SELECT post_id FROM " + table + " WHERE " + col + " IN (" + placeholders(len(args)) + ")) u"
+	ranges := "(SELECT post_id FROM " + table + " WHERE " + col + " IN (" + sqlstore.Placeholders(len(args)) + ")) u"
 	union := strings.Replace(ranges, "SELECT", "SELECT DISTINCT", 1)
 	return access{name: name, from: union + " CROSS JOIN posts p ON p.id = u.post_id", key: "u.post_id",
 		cond: cond{sql: "1", args: args}, est: union, ekey: "u.post_id", cnt: ranges, sorted: true}, true
@@ -283,9 +283,9 @@ func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
 	}
 	for _, t := range times {
 		if t.Since {
-			pl.lo = max(pl.lo, social.SinceID(t.T))
+			pl.lo = max(pl.lo, sqlstore.SinceID(t.T))
 		} else {
-			pl.hi = min(pl.hi, social.UntilID(t.T))
+			pl.hi = min(pl.hi, sqlstore.UntilID(t.T))
 		}
 	}
 	return nil

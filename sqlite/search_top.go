@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // Top pages are keyed by (score, id) descending. The score grows by one
@@ -42,7 +43,7 @@ const topWindow = 1_000_000
 const bucketDriverCap = 3000
 
 // minScore is below every score.
-const minScore = -maxInt64 - 1
+const minScore = -sqlstore.MaxInt64 - 1
 
 // bucketExpr is the indexed expression of posts_bucket_score (migration
 // 0004); a query must spell it the same way for SQLite to use the index.
@@ -57,9 +58,9 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 	if pl.never || pl.hi <= pl.lo {
 		return statement{empty: true}, nil
 	}
-	sc, id := after(p, maxInt64)
+	sc, id := sqlstore.After(p, sqlstore.MaxInt64)
 	cands := pl.drivers
-	if pl.lo > 0 || pl.hi < maxInt64 {
+	if pl.lo > 0 || pl.hi < sqlstore.MaxInt64 {
 		cands = append(cands, rangeAccess)
 	}
 	limit := cmp.Or(s.topSetCap, topSetCap)
@@ -82,7 +83,7 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 		}
 		return st, nil
 	}
-	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, postColumns+", c.score, c.id")
+	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, sqlstore.PostColumns+", c.score, c.id")
 	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
 }
 
@@ -154,7 +155,7 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 	// Best buckets first: the order in which a bucket's best score bounds
 	// every bucket after it.
 	slices.SortStableFunc(buckets, func(a, b scoreBucket) int { return cmp.Compare(b.best, a.best) })
-	sc, id := after(p, maxInt64)
+	sc, id := sqlstore.After(p, sqlstore.MaxInt64)
 	k := p.Limit + 1
 	var page []scoredID
 	sparse, n := false, int64(0)
@@ -180,14 +181,12 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 	for i, m := range page {
 		args[i] = m.id
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT "+postColumns+", p.score, p.id FROM posts p WHERE p.id IN ("+
-		placeholders(len(args))+") ORDER BY p.score DESC, p.id DESC", args...)
+	out, err := sqlstore.PostPage(ctx, sqlDB(tx.QueryContext), p.Limit, "SELECT "+sqlstore.PostColumns+
+		", p.score, p.id FROM posts p WHERE p.id IN ("+sqlstore.Placeholders(len(args))+") ORDER BY p.score DESC, p.id DESC", args)
 	if err != nil {
-		return social.Page[social.Post]{}, fmt.Errorf("sqlite: search: %w", err)
+		return out, fmt.Errorf("sqlite: search: %w", err)
 	}
-	return collectPage(rows, p.Limit, func(r *sql.Rows, k *social.Key) (social.Post, error) {
-		return scanPost(r, &k.Sort, &k.ID)
-	})
+	return out, nil
 }
 
 // driverPage finds the best k matches below the cursor (sc, id) by sorting
@@ -237,7 +236,7 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 				if err := prepare(&window, windowSQL(pl, true)); err != nil {
 					return nil, err
 				}
-				args := append([]any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, maxInt64}, pl.where.args...)
+				args := append([]any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, sqlstore.MaxInt64}, pl.where.args...)
 				if page, err = appendScored(ctx, window, page, append(args, k)...); err != nil {
 					return nil, err
 				}
@@ -329,7 +328,7 @@ func windowSQL(pl *plan, ceilIncl bool) string {
 // bucketRange is the part (lo', hi'] of the id range (lo, hi] in bucket b.
 func bucketRange(b, lo, hi int64) (int64, int64) {
 	first := b << bucketShift
-	if b < maxInt64>>bucketShift {
+	if b < sqlstore.MaxInt64>>bucketShift {
 		hi = min(hi, (b+1)<<bucketShift-1)
 	}
 	return max(lo, first-1), hi

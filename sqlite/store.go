@@ -16,10 +16,14 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // Store is a social.Store on one SQLite file.
 type Store struct {
+	// Reader answers the API's reads from the read pool.
+	sqlstore.Reader
+
 	path  string
 	read  *sql.DB // query-only pool
 	write *sql.DB // one connection; transactions BEGIN IMMEDIATE
@@ -82,6 +86,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxLifetime(0)
 	s.read = read
+	s.Reader = sqlstore.Reader{DB: sqlDB(s.query), Dialect: dialect}
 	if err := read.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 func b2i(b bool) int {
@@ -214,7 +215,7 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 		full = append(full, u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 			b2i(u.Protected), b2i(u.Verified), b2i(u.BlueVerified), b2i(u.ShadowBanned), b2i(u.CanDM),
 			u.FollowersCount, u.FriendsCount, u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount,
-			social.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType)
+			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType)
 		if had {
 			st.UsersUpdated++
 		} else {

@@ -9,6 +9,7 @@ import (
 
 	"roost/search"
 	"roost/social"
+	"roost/sqlstore"
 )
 
 const postColumnsWritten = `INSERT INTO posts (id, author_id, created_at, text, source, truncated, lang, reply_to_id,
@@ -68,12 +69,12 @@ func preparePost(p *social.Post) preparedPost {
 	}
 	e := string(ent)
 	return preparedPost{
-		args: []any{p.ID, p.AuthorID, social.Micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
+		args: []any{p.ID, p.AuthorID, sqlstore.Micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
 			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
 			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
-			p.BookmarkCount, views, social.Score(p), social.Flags(p), e},
+			p.BookmarkCount, views, social.Score(p), sqlstore.Flags(p), e},
 		ent: e, text: search.IndexText(p.Text), url: urlText(&p.Entities),
-		mentions: social.MentionKeys(&p.Entities), tags: social.TagKeys(&p.Entities),
+		mentions: sqlstore.MentionKeys(&p.Entities), tags: sqlstore.TagKeys(&p.Entities),
 	}
 }
 
@@ -157,12 +158,12 @@ func (w *batchWriter) unindex(id int64, entities string) error {
 	if err := json.Unmarshal([]byte(entities), &e); err != nil {
 		return fmt.Errorf("sqlite: write: stored entities of post %d: %w", id, err)
 	}
-	for _, name := range social.MentionKeys(&e) {
+	for _, name := range sqlstore.MentionKeys(&e) {
 		if err := w.exec(`DELETE FROM post_mentions WHERE name = ? AND post_id = ?`, name, id); err != nil {
 			return err
 		}
 	}
-	for _, tag := range social.TagKeys(&e) {
+	for _, tag := range sqlstore.TagKeys(&e) {
 		if err := w.exec(`DELETE FROM post_tags WHERE tag = ? AND post_id = ?`, tag, id); err != nil {
 			return err
 		}

@@ -1,26 +1,29 @@
 package sqlite
 
-import "roost/social"
+import (
+	"roost/social"
+	"roost/sqlstore"
+)
 
 // relations writes every relation and the lists and communities of a batch.
 func (w *batchWriter) relations(b *social.Batch) error {
 	if err := pairs(w, "follows (follower_id, followee_id", b.Follows, func(f social.Follow) []any {
-		return []any{f.FollowerID, f.FolloweeID, social.Micros(f.CreatedAt)}
+		return []any{f.FollowerID, f.FolloweeID, sqlstore.Micros(f.CreatedAt)}
 	}); err != nil {
 		return err
 	}
 	if err := pairs(w, "reposts (post_id, user_id", b.Reposts, func(r social.Repost) []any {
-		return []any{r.PostID, r.UserID, social.Micros(r.CreatedAt)}
+		return []any{r.PostID, r.UserID, sqlstore.Micros(r.CreatedAt)}
 	}); err != nil {
 		return err
 	}
 	if err := pairs(w, "affiliations (org_id, user_id", b.Affiliations, func(a social.Affiliation) []any {
-		return []any{a.OrgID, a.UserID, social.Micros(a.CreatedAt)}
+		return []any{a.OrgID, a.UserID, sqlstore.Micros(a.CreatedAt)}
 	}); err != nil {
 		return err
 	}
 	if err := pairs(w, "highlights (user_id, post_id", b.Highlights, func(h social.Highlight) []any {
-		return []any{h.UserID, h.PostID, social.Micros(h.CreatedAt)}
+		return []any{h.UserID, h.PostID, sqlstore.Micros(h.CreatedAt)}
 	}); err != nil {
 		return err
 	}
@@ -35,17 +38,17 @@ func (w *batchWriter) relations(b *social.Batch) error {
 			description = excluded.description, mode = excluded.mode, created_at = excluded.created_at,
 			member_count = excluded.member_count, subscriber_count = excluded.subscriber_count,
 			banner_url = excluded.banner_url`,
-			l.ID, l.OwnerID, l.Name, l.Description, mode, social.Micros(l.CreatedAt), l.MemberCount, l.SubscriberCount, l.BannerURL); err != nil {
+			l.ID, l.OwnerID, l.Name, l.Description, mode, sqlstore.Micros(l.CreatedAt), l.MemberCount, l.SubscriberCount, l.BannerURL); err != nil {
 			return err
 		}
 	}
 	if err := pairs(w, "list_members (list_id, user_id", b.ListMembers, func(m social.ListMember) []any {
-		return []any{m.ListID, m.UserID, social.Micros(m.CreatedAt)}
+		return []any{m.ListID, m.UserID, sqlstore.Micros(m.CreatedAt)}
 	}); err != nil {
 		return err
 	}
 	if err := pairs(w, "list_subscribers (list_id, user_id", b.ListSubscribers, func(m social.ListSubscriber) []any {
-		return []any{m.ListID, m.UserID, social.Micros(m.CreatedAt)}
+		return []any{m.ListID, m.UserID, sqlstore.Micros(m.CreatedAt)}
 	}); err != nil {
 		return err
 	}
@@ -55,18 +58,18 @@ func (w *batchWriter) relations(b *social.Batch) error {
 			ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
 			creator_id = excluded.creator_id, created_at = excluded.created_at,
 			pinned_post_id = excluded.pinned_post_id, member_count = excluded.member_count`,
-			c.ID, c.Name, c.Description, c.CreatorID, social.Micros(c.CreatedAt), c.PinnedPostID, c.MemberCount); err != nil {
+			c.ID, c.Name, c.Description, c.CreatorID, sqlstore.Micros(c.CreatedAt), c.PinnedPostID, c.MemberCount); err != nil {
 			return err
 		}
 	}
 	members := make([]any, 0, 5*len(b.CommunityMembers))
 	for _, m := range b.CommunityMembers {
-		rank, err := social.RoleRank(m.Role)
+		rank, err := sqlstore.RoleRank(m.Role)
 		if err != nil {
 			return err
 		}
-		joined := social.Micros(m.JoinedAt)
-		members = append(members, m.CommunityID, m.UserID, m.Role, joined, social.MemberSortKey(rank, joined))
+		joined := sqlstore.Micros(m.JoinedAt)
+		members = append(members, m.CommunityID, m.UserID, m.Role, joined, sqlstore.MemberSortKey(rank, joined))
 	}
 	return w.execRows(`INSERT INTO community_members (community_id, user_id, role, joined_at, sort_key) VALUES `,
 		"(?,?,?,?,?)", ` ON CONFLICT DO UPDATE SET role = excluded.role,

@@ -1,4 +1,4 @@
-package social
+package sqlstore
 
 import (
 	"math/rand/v2"

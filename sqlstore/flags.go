@@ -1,6 +1,9 @@
-package social
+package sqlstore
 
-import "strings"
+import (
+	"roost/social"
+	"strings"
+)
 
 // Post flags: facts about a post that search filters test, computed once
 // when the post is written (Flags) and stored as a bit set by every engine.
@@ -20,7 +23,7 @@ const (
 )
 
 // Flags computes a post's flag set.
-func Flags(p *Post) int64 {
+func Flags(p *social.Post) int64 {
 	var f int64
 	set := func(b int64, ok bool) {
 		if ok {
@@ -34,8 +37,8 @@ func Flags(p *Post) int64 {
 	set(FlagOldRetweet, strings.HasPrefix(p.Text, "RT @"))
 	set(FlagMedia, len(p.Entities.Media) > 0)
 	for _, m := range p.Entities.Media {
-		set(FlagImages, m.Type == MediaPhoto)
-		set(FlagVideos, m.Type == MediaVideo || m.Type == MediaGIF)
+		set(FlagImages, m.Type == social.MediaPhoto)
+		set(FlagVideos, m.Type == social.MediaVideo || m.Type == social.MediaGIF)
 	}
 	set(FlagLinks, len(p.Entities.URLs) > 0)
 	set(FlagMentions, len(p.Entities.Mentions) > 0)

@@ -1,7 +1,8 @@
-package social
+package sqlstore
 
 import (
 	"fmt"
+	"roost/social"
 	"strings"
 	"time"
 )
@@ -25,17 +26,17 @@ func FromMicros(us int64) time.Time {
 }
 
 // RoleRank orders community roles: admins (0), moderators (1), members (2).
-// Any other role is ErrInvalid.
+// Any other role is social.ErrInvalid.
 func RoleRank(role string) (int64, error) {
 	switch role {
-	case RoleAdmin:
+	case social.RoleAdmin:
 		return 0, nil
-	case RoleModerator:
+	case social.RoleModerator:
 		return 1, nil
-	case RoleMember:
+	case social.RoleMember:
 		return 2, nil
 	}
-	return 0, fmt.Errorf("community role %q: %w", role, ErrInvalid)
+	return 0, fmt.Errorf("community role %q: %w", role, social.ErrInvalid)
 }
 
 // MemberSortKey is the keyset sort value of a community member: admins,
@@ -45,7 +46,7 @@ func MemberSortKey(rank, joinedMicros int64) int64 { return (2-rank)<<52 | joine
 
 // MentionKeys are the index keys of a post's mentions: lower-cased screen
 // names (the mentions timeline and @user search look them up).
-func MentionKeys(e *Entities) []string {
+func MentionKeys(e *social.Entities) []string {
 	out := make([]string, 0, len(e.Mentions))
 	for _, m := range e.Mentions {
 		if m.ScreenName != "" {
@@ -57,7 +58,7 @@ func MentionKeys(e *Entities) []string {
 
 // TagKeys are the index keys of a post's hashtags ("#tag") and cashtags
 // ("$tag"), lower-cased.
-func TagKeys(e *Entities) []string {
+func TagKeys(e *social.Entities) []string {
 	out := make([]string, 0, len(e.Hashtags)+len(e.Symbols))
 	for _, h := range e.Hashtags {
 		out = append(out, "#"+strings.ToLower(h.Text))

@@ -1,9 +1,11 @@
-package social
+package sqlstore
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"roost/social"
 )
 
 // TestScoreFloor checks that no post with non-negative counts, created at
@@ -18,7 +20,7 @@ func TestScoreFloor(t *testing.T) {
 		if i%4 == 0 {
 			created = at // the bound itself
 		}
-		p := Post{CreatedAt: created, FavoriteCount: rng.Int64N(1 << uint(rng.IntN(40))),
+		p := social.Post{CreatedAt: created, FavoriteCount: rng.Int64N(1 << uint(rng.IntN(40))),
 			RetweetCount: rng.Int64N(1 << uint(rng.IntN(20))), ReplyCount: rng.Int64N(100)}
 		if rng.IntN(2) == 0 {
 			v := rng.Int64N(1 << uint(rng.IntN(30)))
@@ -29,11 +31,11 @@ func TestScoreFloor(t *testing.T) {
 			least = max(least, 2*float64(p.RetweetCount))
 		}
 		f := ScoreFloor(least, at)
-		if got := Score(&p); got < f {
+		if got := social.Score(&p); got < f {
 			t.Fatalf("post %+v: score %d below floor %d of engagement %v at %v", p, got, f, least, at)
 		}
 		if i%4 == 0 && p.RetweetCount == 0 && p.ReplyCount == 0 && p.Views == nil && i%3 != 0 {
-			if got := Score(&p); got-f > 3 {
+			if got := social.Score(&p); got-f > 3 {
 				t.Fatalf("post %+v: score %d, floor %d: not tight", p, got, f)
 			}
 		}

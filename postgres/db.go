@@ -1,0 +1,66 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"roost/sqlstore"
+)
+
+// pgDB runs sqlstore's queries on the pool, numbering their placeholders
+// when numbered is set (queries built with $n go as they are).
+type pgDB struct {
+	pool     *pgxpool.Pool
+	numbered *sync.Map // query with ? → query with $n
+}
+
+// Query runs query and calls each for every row.
+func (d pgDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
+	if d.numbered != nil {
+		q, ok := d.numbered.Load(query)
+		if !ok {
+			q, _ = d.numbered.LoadOrStore(query, numbered(query))
+		}
+		query = q.(string)
+	}
+	rows, err := d.pool.Query(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("postgres: query: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: query: %w", err)
+	}
+	return nil
+}
+
+// dialect is PostgreSQL's side of sqlstore.Dialect.
+var dialect = sqlstore.Dialect{
+	Fold: func(column string) string { return "lower(" + column + ")" },
+}
+
+// numbered turns the ? placeholders of a query into $1, $2, ….
+func numbered(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
