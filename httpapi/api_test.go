@@ -179,10 +179,10 @@ func testErrors(t *testing.T, eng engine) {
 		{"protected replies", call{path: "/social/user/2/tweets-and-replies", key: key}, 403, msg("User is protected")},
 		{"protected highlights", call{path: "/social/user/2/highlights", key: key}, 403, msg("User is protected")},
 
-		{"unknown path", call{path: "/social/nope", key: key}, 404, msg("Not found")},
-		{"unknown root", call{path: "/", key: key}, 404, msg("Not found")},
-		{"unknown prefix", call{path: "/v2/user/1/tweets", key: key}, 404, msg("Not found")},
-		{"trailing slash", call{path: "/social/user/1/tweets/", key: key}, 404, msg("Not found")},
+		{"unknown path", call{path: "/social/nope", key: key}, 404, msg("Unknown endpoint")},
+		{"unknown root", call{path: "/", key: key}, 404, msg("Unknown endpoint")},
+		{"unknown prefix", call{path: "/v2/user/1/tweets", key: key}, 404, msg("Unknown endpoint")},
+		{"trailing slash", call{path: "/social/user/1/tweets/", key: key}, 404, msg("Unknown endpoint")},
 		{"unclean path", call{path: "/social//user/1/tweets", key: key}, 307, msg("Temporary Redirect")},
 	}
 	before := e.balance(t, id)
@@ -291,10 +291,13 @@ func testBalanceEndpoint(t *testing.T, eng engine) {
 			t.Errorf("the balance endpoint charged")
 		}
 	}
-	// The balance endpoint has no prefix: /social/user/balance is no path.
+	// The balance endpoint has no prefix: /social/user/balance is the
+	// profile of a user named balance.
+	key, _ := e.key(t, plenty, 0)
 	for _, prefix := range prefixes {
-		if w := e.do(call{path: prefix + "/user/balance"}); w.Code != http.StatusNotFound {
-			t.Errorf("%s/user/balance: %d, want 404", prefix, w.Code)
+		if w := e.do(call{path: prefix + "/user/balance", key: key}); w.Code != http.StatusNotFound ||
+			!strings.Contains(w.Body.String(), msgUserNotFound) {
+			t.Errorf("%s/user/balance: %d %s, want 404 User not found", prefix, w.Code, w.Body)
 		}
 	}
 }

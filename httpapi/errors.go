@@ -27,6 +27,8 @@ const (
 	msgNotFound        = "Not found"
 	msgUserNotFound    = "User not found"
 	msgTweetNotFound   = "Tweet not found"
+	msgSpaceNotFound   = "Space not found"
+	msgUnknownEndpoint = "Unknown endpoint"
 	msgProtected       = "User is protected"
 	msgInvalidCursor   = "Invalid cursor"
 	msgTooLarge        = "Request body too large"

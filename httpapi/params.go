@@ -19,7 +19,8 @@ import (
 // args are a request's validated parameters.
 type args struct {
 	id    int64       // the path id, when the route has one
-	name  string      // the path username (mentions), without '@'
+	id2   int64       // the second path id (social actions)
+	name  string      // the path username without '@', a user path's text, or a space id
 	after *social.Key // the decoded cursor; nil for the first page
 	order social.Order
 	query *search.Query
@@ -44,22 +45,44 @@ func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
 	a := &args{limit: rt.limit}
 	scope := []string{rt.name}
 	qs := r.URL.Query()
+	value := r.PathValue(rt.param)
+	if rt.inQuery {
+		value = qs.Get(rt.param)
+	}
 	switch rt.param {
 	case "":
-	case paramUsername:
-		name := strings.TrimPrefix(r.PathValue(paramUsername), "@")
+	case paramUsername, paramUser:
+		name := strings.TrimPrefix(value, "@")
 		if name == "" || len(name) > maxScreenName || strings.ContainsAny(name, " /\t\r\n") {
+			if rt.param == paramUser {
+				return nil, invalid(paramUser, "must be a user id or a screen name")
+			}
 			return nil, invalid(paramUsername, "must be a screen name")
 		}
 		a.name = name
+		if rt.param == paramUser {
+			a.id, _ = parseID(name) // digits are an id first, then a name
+		}
 		scope = append(scope, strings.ToLower(name))
+	case paramSpaceID:
+		if !validSpaceID(value) {
+			return nil, invalid(paramSpaceID, "must be 1 to 32 letters and digits")
+		}
+		a.name = value
 	default:
-		id, err := parseID(r.PathValue(rt.param))
+		id, err := parseID(value)
 		if err != nil {
 			return nil, invalid(rt.param, err.Error())
 		}
 		a.id = id
 		scope = append(scope, strconv.FormatInt(id, 10))
+	}
+	if rt.param2 != "" {
+		id, err := parseID(r.PathValue(rt.param2))
+		if err != nil {
+			return nil, invalid(rt.param2, err.Error())
+		}
+		a.id2 = id
 	}
 	if rt.ordered {
 		switch t := qs.Get("type"); {
@@ -74,17 +97,24 @@ func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
 	}
 	if rt.query {
 		text := strings.Join(strings.Fields(qs.Get("query")), " ")
+		if rt.text {
+			text = strings.TrimPrefix(text, "@")
+		}
 		if text == "" {
 			return nil, invalid("query", "is required")
 		}
 		if len(text) > maxQueryLength {
 			return nil, invalid("query", fmt.Sprintf("is longer than %d bytes", maxQueryLength))
 		}
-		q, err := parseQuery(text, now)
-		if err != nil {
-			return nil, invalid("query", queryProblem(err))
+		if rt.text {
+			a.name = text
+		} else {
+			q, err := parseQuery(text, now)
+			if err != nil {
+				return nil, invalid("query", queryProblem(err))
+			}
+			a.query = q
 		}
-		a.query = q
 		scope = append(scope, text)
 	}
 	a.scope = cursorScope(scope...)
@@ -133,6 +163,21 @@ func parseID(s string) (int64, error) {
 		return 0, errors.New("must be between 1 and 9223372036854775807")
 	}
 	return id, nil
+}
+
+// validSpaceID reports whether s can be a space id: 1 to 32 ASCII letters
+// and digits.
+func validSpaceID(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // bodyKind names the JSON body a POST route takes.

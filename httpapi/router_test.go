@@ -30,7 +30,9 @@ func TestRouterBuilds(t *testing.T) {
 			t.Errorf("route name %s twice", rt.name)
 		}
 		seen[rt.name] = true
-		if rt.serve == nil || (!rt.free && rt.notFound == "" && rt.name != "search") {
+		ownAnswers := map[string]bool{"search": true, "search_users": true, "commented_by": true,
+			"retweeted_by_user": true, "following_user": true}
+		if rt.serve == nil || (!rt.free && rt.notFound == "" && !ownAnswers[rt.name]) {
 			t.Errorf("route %s lacks serve or a 404 message", rt.name)
 		}
 		n += len(rt.patterns())
@@ -42,8 +44,10 @@ func TestRouterBuilds(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 18 || n != 17*2+1 {
-		t.Errorf("%d routes with %d patterns, want 18 with 35", len(seen), n)
+	// SPEC.md's 17 and the hosted service's 18 others under both prefixes,
+	// and the balance endpoint bare.
+	if len(seen) != 36 || n != 35*2+1 {
+		t.Errorf("%d routes with %d patterns, want 36 with 71", len(seen), n)
 	}
 }
 

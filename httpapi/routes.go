@@ -26,6 +26,12 @@ const (
 	paramThreadID    = "thread_id"
 	paramTweetID     = "tweet_id"
 	paramUsername    = "username"
+	// paramUser is a user id or a username: digits are an id first.
+	paramUser         = "user"
+	paramSpaceID      = "space_id"
+	paramID           = "id" // /statuses/show?id=
+	paramSourceUserID = "source_user_id"
+	paramTargetUserID = "target_user_id"
 )
 
 // route is one endpoint: where it answers, what it takes, and what it does.
@@ -35,6 +41,9 @@ type route struct {
 	path     string // below the prefix
 	bare     bool   // registered as is, without prefixes
 	param    string // the path parameter, if any
+	param2   string // a second path parameter (an id), if any
+	inQuery  bool   // param is a query-string parameter (the older paths)
+	text     bool   // requires `query` as plain text, not a search
 	paged    bool   // takes `cursor`
 	ordered  bool   // takes `type` (Latest | Top)
 	query    bool   // requires `query`
@@ -47,8 +56,9 @@ type route struct {
 	serve func(ctx context.Context, s *server, a *args) (body any, items int, err error)
 }
 
-// routes is every endpoint of SPEC.md §4 (numbered as there) and the
-// balance endpoint of CONTRACT.md.
+// routes is every endpoint of SPEC.md §4 (numbered as there), the balance
+// endpoint of CONTRACT.md, and the hosted service's other reads (its SDK's
+// paths, then the older paths of its earlier documentation).
 func routes() []*route {
 	return []*route{
 		{name: "user_tweets", method: http.MethodGet, path: "/user/{user_id}/tweets", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(false)},                                                          // 4.1
@@ -69,6 +79,26 @@ func routes() []*route {
 		{name: "highlights", method: http.MethodGet, path: "/user/{user_id}/highlights", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveHighlights},                                                         // 4.16
 		{name: "search", method: http.MethodGet, path: "/search", paged: true, ordered: true, query: true, limit: pageSize, serve: serveSearch},                                                                                                       // 4.17
 		{name: "balance", method: http.MethodGet, path: "/user/balance", bare: true, free: true, serve: serveBalance},
+
+		{name: "user", method: http.MethodGet, path: "/user/{user}", param: paramUser, notFound: msgUserNotFound, serve: serveUser},
+		{name: "users_by_ids", method: http.MethodPost, path: "/users-by-ids", body: bodyIDs, notFound: msgUserNotFound, serve: serveUsersByIDs},
+		{name: "extended_bio", method: http.MethodGet, path: "/user/{username}/extended-bio", param: paramUsername, notFound: msgUserNotFound, serve: serveExtendedBio},
+		{name: "followers", method: http.MethodGet, path: "/user/{user_id}/followers", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.Followers)},
+		{name: "tweet", method: http.MethodGet, path: "/tweets/{tweet_id}", param: paramTweetID, notFound: msgTweetNotFound, serve: serveTweet},
+		{name: "tweet_comments", method: http.MethodGet, path: "/tweets/{tweet_id}/comments", param: paramTweetID, paged: true, limit: pageSize, notFound: msgTweetNotFound, serve: servePostPosts(social.Reader.Replies)},
+		{name: "tweet_quotes", method: http.MethodGet, path: "/tweets/{tweet_id}/quotes", param: paramTweetID, paged: true, limit: pageSize, notFound: msgTweetNotFound, serve: servePostPosts(social.Reader.Quotes)},
+		{name: "list", method: http.MethodGet, path: "/list/{list_id}", param: paramListID, notFound: msgNotFound, serve: serveList},
+		{name: "space", method: http.MethodGet, path: "/space/{space_id}", param: paramSpaceID, notFound: msgSpaceNotFound, serve: serveSpace},
+		{name: "commented_by", method: http.MethodGet, path: "/tweets/{tweet_id}/commented_by/{user_id}", param: paramTweetID, param2: paramUserID, serve: serveCommentedBy},
+		{name: "retweeted_by_user", method: http.MethodGet, path: "/tweets/{tweet_id}/retweeted_by/{user_id}", param: paramTweetID, param2: paramUserID, serve: serveRetweetedBy},
+		{name: "following_user", method: http.MethodGet, path: "/user/{source_user_id}/following/{target_user_id}", param: paramSourceUserID, param2: paramTargetUserID, serve: serveFollowingCheck},
+
+		{name: "statuses_show", method: http.MethodGet, path: "/statuses/show", param: paramID, inQuery: true, notFound: msgTweetNotFound, serve: serveTweet},
+		{name: "followers_list", method: http.MethodGet, path: "/followers/list", param: paramUserID, inQuery: true, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.Followers)},
+		{name: "friends_list", method: http.MethodGet, path: "/friends/list", param: paramUserID, inQuery: true, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUsers(userExists, social.Reader.Following)},
+		{name: "search_users", method: http.MethodGet, path: "/search-users", paged: true, query: true, text: true, limit: pageSize, serve: serveSearchUsers},
+		{name: "user_likes", method: http.MethodGet, path: "/user/{user_id}/likes", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUserLikes},
+		{name: "liking_users", method: http.MethodGet, path: "/tweets/{tweet_id}/liking_users", param: paramTweetID, paged: true, limit: pageSize, notFound: msgTweetNotFound, serve: serveUsers(postExists, social.Reader.LikingUsers)},
 	}
 }
 

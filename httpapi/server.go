@@ -188,7 +188,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	msg := http.StatusText(code)
 	switch code {
 	case http.StatusNotFound:
-		msg = msgNotFound
+		msg = msgUnknownEndpoint
 	case http.StatusMethodNotAllowed:
 		msg = msgMethod
 	}

@@ -53,7 +53,7 @@ func newProfileFields(u *social.User, dmKnown bool) profileFields {
 		URL:                  optString(u.URL),
 		Description:          u.Description,
 		Protected:            u.Protected,
-		Verified:             u.Verified,
+		Verified:             u.Verified || u.BlueVerified, // CONTRACT "Profiles"
 		FollowersCount:       u.FollowersCount,
 		FriendsCount:         u.FriendsCount,
 		ListedCount:          u.ListedCount,
