@@ -37,6 +37,29 @@ var endpointCases = []struct {
 	{"list_members", "GET", "/list/9/members", "", 2, true},
 	{"highlights", "GET", "/user/1/highlights", "", 2, true},
 	{"search", "GET", "/search?query=community", "", 20, true},
+
+	{"user_by_id", "GET", "/user/1", "", 1, false},
+	{"user_by_name", "GET", "/user/@Carol", "", 1, false},
+	{"user_by_digit_name", "GET", "/user/2024", "", 1, false},
+	{"users_by_ids", "POST", "/users-by-ids", `{"ids":["3",1,999,"1"]}`, 2, false},
+	{"extended_bio", "GET", "/user/alice/extended-bio", "", 1, false},
+	{"extended_bio_empty", "GET", "/user/bob/extended-bio", "", 0, false},
+	{"followers", "GET", "/user/1/followers", "", 3, true},
+	{"tweet", "GET", "/tweets/104", "", 1, false},
+	{"tweet_comments", "GET", "/tweets/101/comments", "", 1, true},
+	{"tweet_quotes", "GET", "/tweets/101/quotes", "", 1, true},
+	{"list", "GET", "/list/9", "", 1, false},
+	{"space", "GET", "/space/1AbCdEfGhIjKl", "", 1, false},
+	{"commented_by", "GET", "/tweets/101/commented_by/2", "", 1, false},
+	{"commented_by_not", "GET", "/tweets/101/commented_by/3", "", 1, false},
+	{"retweeted_by_user", "GET", "/tweets/101/retweeted_by/4", "", 1, false},
+	{"following_user", "GET", "/user/4/following/1", "", 1, false},
+	{"statuses_show", "GET", "/statuses/show?id=101", "", 1, false},
+	{"followers_list", "GET", "/followers/list?user_id=1", "", 3, true},
+	{"friends_list", "GET", "/friends/list?user_id=1", "", 2, true},
+	{"search_users", "GET", "/search-users?query=A", "", 4, true},
+	{"user_likes", "GET", "/user/4/likes", "", 2, true},
+	{"liking_users", "GET", "/tweets/101/liking_users", "", 2, true},
 }
 
 func TestEndpointsGolden(t *testing.T) { eachEngine(t, testEndpointsGolden) }
@@ -88,6 +111,12 @@ func countItems(t *testing.T, name string, body []byte) int {
 	var p page
 	if err := json.Unmarshal(body, &p); err != nil {
 		t.Fatal(err)
+	}
+	if p.Tweets == nil && p.Users == nil && p.Lists == nil { // one object: an item unless empty
+		if strings.TrimSpace(string(body)) == "{}" {
+			return 0
+		}
+		return 1
 	}
 	return len(p.items())
 }
@@ -174,6 +203,38 @@ func testErrors(t *testing.T, eng engine) {
 		{"community members 404", call{path: "/social/community/999/members", key: key}, 404, msg("User not found")},
 		{"list members 404", call{path: "/social/list/999/members", key: key}, 404, msg("Not found")},
 		{"highlights 404", call{path: "/social/user/999/highlights", key: key}, 404, msg("User not found")},
+
+		{"user path", call{path: "/social/user/a%20b", key: key}, 422, inv("Invalid user", "user", "must be a user id or a screen name")},
+		{"user name 404", call{path: "/social/user/nobody", key: key}, 404, msg("User not found")},
+		{"user id 404", call{path: "/twitter/user/999", key: key}, 404, msg("User not found")},
+		{"users by ids 404", call{method: "POST", path: "/social/users-by-ids", key: key, body: `{"ids":[999]}`}, 404, msg("User not found")},
+		{"users by ids empty", call{method: "POST", path: "/social/users-by-ids", key: key, body: `{"ids":[]}`}, 422, inv("Invalid ids", "ids", "must have 1 to 100 entries, not 0")},
+		{"users by ids letters", call{method: "POST", path: "/social/users-by-ids", key: key, body: `{"ids":["x"]}`}, 422, inv("Invalid ids", "ids", "entry 0 must be a decimal integer")},
+		{"extended bio 404", call{path: "/social/user/nobody/extended-bio", key: key}, 404, msg("User not found")},
+		{"followers 404", call{path: "/social/user/999/followers", key: key}, 404, msg("User not found")},
+		{"tweet 404", call{path: "/social/tweets/999", key: key}, 404, msg("Tweet not found")},
+		{"tweet id", call{path: "/social/tweets/1e3", key: key}, 422, inv("Invalid tweet_id", "tweet_id", "must be a decimal integer")},
+		{"comments 404", call{path: "/social/tweets/999/comments", key: key}, 404, msg("Tweet not found")},
+		{"quotes 404", call{path: "/social/tweets/999/quotes", key: key}, 404, msg("Tweet not found")},
+		{"quotes cursor", call{path: "/social/tweets/101/quotes?cursor=abc", key: key}, 422, inv("Invalid cursor", "cursor", "is not a cursor of this endpoint and query")},
+		{"list 404", call{path: "/social/list/999", key: key}, 404, msg("Not found")},
+		{"space 404", call{path: "/social/space/nope123", key: key}, 404, msg("Space not found")},
+		{"space id", call{path: "/social/space/a-b", key: key}, 422, inv("Invalid space_id", "space_id", "must be 1 to 32 letters and digits")},
+		{"commented tweet 404", call{path: "/social/tweets/999/commented_by/1", key: key}, 404, msg("Tweet not found")},
+		{"commented user 404", call{path: "/social/tweets/101/commented_by/999", key: key}, 404, msg("User not found")},
+		{"commented user id", call{path: "/social/tweets/101/commented_by/x", key: key}, 422, inv("Invalid user_id", "user_id", "must be a decimal integer")},
+		{"retweeted user 404", call{path: "/social/tweets/101/retweeted_by/999", key: key}, 404, msg("User not found")},
+		{"following target 404", call{path: "/social/user/1/following/999", key: key}, 404, msg("User not found")},
+		{"following source 404", call{path: "/social/user/999/following/1", key: key}, 404, msg("User not found")},
+		{"following target id", call{path: "/social/user/1/following/0", key: key}, 422, inv("Invalid target_user_id", "target_user_id", "must be between 1 and 9223372036854775807")},
+		{"statuses show no id", call{path: "/social/statuses/show", key: key}, 422, inv("Invalid id", "id", "is required")},
+		{"statuses show 404", call{path: "/twitter/statuses/show?id=999", key: key}, 404, msg("Tweet not found")},
+		{"followers list no user", call{path: "/social/followers/list", key: key}, 422, inv("Invalid user_id", "user_id", "is required")},
+		{"friends list 404", call{path: "/social/friends/list?user_id=999", key: key}, 404, msg("User not found")},
+		{"search users no query", call{path: "/social/search-users?query=%20", key: key}, 422, inv("Invalid query", "query", "is required")},
+		{"likes 404", call{path: "/social/user/999/likes", key: key}, 404, msg("User not found")},
+		{"likes protected", call{path: "/social/user/2/likes", key: key}, 403, msg("User is protected")},
+		{"liking users 404", call{path: "/social/tweets/999/liking_users", key: key}, 404, msg("Tweet not found")},
 
 		{"protected tweets", call{path: "/social/user/2/tweets", key: key}, 403, msg("User is protected")},
 		{"protected replies", call{path: "/social/user/2/tweets-and-replies", key: key}, 403, msg("User is protected")},

@@ -14,6 +14,8 @@ const (
 	quotePost, repostPost                = 104, 105
 	community, pinnedPost                = 7, 310
 	list                                 = 9
+	digits                               = 8 // screen name "2024"
+	space                                = "1AbCdEfGhIjKl"
 	aliceRoots                           = 45 // posts 200..244
 	communityPosts                       = 25 // posts 300..324
 )
@@ -34,6 +36,7 @@ func fixture() *social.Batch {
 	b := &social.Batch{}
 	a := u(alice, "alice")
 	a.URL, a.Verified, a.PinnedPostID = "https://alice.example", true, rootPost
+	a.ExtendedBio = "I write Go.\n\nAnd I \"test\" it & ship it."
 	bb := u(bob, "bob")
 	bb.Protected = true
 	c := u(carol, "carol")
@@ -42,7 +45,7 @@ func fixture() *social.Batch {
 	d.Verified = true
 	e := u(erin, "erin")
 	e.BlueVerified = true
-	b.Users = []social.User{a, bb, c, d, e, u(frank, "frank")}
+	b.Users = []social.User{a, bb, c, d, e, u(frank, "frank"), u(digits, "2024")}
 
 	src := `<a href="https://example.com" rel="nofollow">Web App</a>`
 	text := "hello @bob #go $GOOG https://t.co/x &amp; more"
@@ -97,5 +100,10 @@ func fixture() *social.Batch {
 		{FollowerID: alice, FolloweeID: dave, CreatedAt: at(4)}, {FollowerID: alice, FolloweeID: carol, CreatedAt: at(5)},
 	}
 	b.Highlights = []social.Highlight{{UserID: alice, PostID: rootPost, CreatedAt: at(8)}, {UserID: alice, PostID: 200, CreatedAt: at(9)}}
+	b.Likes = []social.Like{{PostID: rootPost, UserID: dave, CreatedAt: at(6)}, {PostID: rootPost, UserID: erin, CreatedAt: at(8)},
+		{PostID: 200, UserID: dave, CreatedAt: at(20)}}
+	b.Spaces = []social.Space{{ID: space, CreatorID: alice, Title: "Go talk", State: social.SpaceEnded, CreatedAt: at(0),
+		ScheduledStart: at(10), StartedAt: at(11), EndedAt: at(70), UpdatedAt: at(71), Listeners: 42, ReplayWatched: 7,
+		Replay: true, Admins: []int64{alice, carol}, Speakers: []int64{dave}}}
 	return b
 }

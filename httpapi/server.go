@@ -41,6 +41,9 @@ type Config struct {
 	// SearchTimeout bounds the work of one search page (see
 	// DefaultSearchTimeout, the value of 0).
 	SearchTimeout time.Duration
+	// CORSOrigins are the origins whose browser clients may call the API
+	// ("*": any); none by default.
+	CORSOrigins []string
 }
 
 // server is the handler New returns.
@@ -54,6 +57,7 @@ type server struct {
 	// searchTimeout bounds one search page (Config.SearchTimeout).
 	searchTimeout time.Duration
 	metrics       *metrics
+	cors          cors
 	mux           *http.ServeMux
 	buffers       bufferPool
 }
@@ -88,6 +92,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		rateLimit:     cfg.RateLimit,
 		searchTimeout: cfg.SearchTimeout,
 		metrics:       newMetrics(cfg.Registry),
+		cors:          cors(cfg.CORSOrigins),
 		mux:           http.NewServeMux(),
 	}
 	for _, rt := range routes() {
@@ -162,6 +167,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Int64("key_id", info.keyID), slog.Int("items", info.items),
 			slog.Int64("charged_micro_usd", info.charged))
 	}()
+	if s.cors.apply(sw, r) {
+		info.route = "preflight"
+		sw.WriteHeader(http.StatusNoContent)
+		return
+	}
 	s.mux.ServeHTTP(sw, r)
 }
 

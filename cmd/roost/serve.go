@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"roost/billing"
@@ -31,6 +32,16 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	demo := fs.Bool("demo", true, "fill an empty database with the demo network and create a demo key")
 	searchTimeout := fs.Duration("search-timeout", httpapi.DefaultSearchTimeout,
 		"longest work for one search page; a slower one is answered 422 Query too expensive (at most "+maxSearchTimeout.String()+")")
+	var origins []string
+	fs.Func("cors-origins", "comma-separated origins whose browser clients may call the API (* for any; default none)",
+		func(v string) error {
+			for _, o := range strings.Split(v, ",") {
+				if o = strings.TrimSpace(o); o != "" {
+					origins = append(origins, o)
+				}
+			}
+			return nil
+		})
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -66,7 +77,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout}, s, limiter, e.log)
+	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout,
+		CORSOrigins: origins}, s, limiter, e.log)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
