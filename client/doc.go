@@ -1,0 +1,10 @@
+// Package client is a Go client of any server that speaks roost's API: the
+// hosted social-data service it imitates, or a roost. It has one typed
+// method per endpoint, iterators over every paged endpoint, typed errors,
+// retries with backoff on 429 and 5xx, and a spend budget it never
+// exceeds. It imports no server package: using it pulls in no database
+// driver.
+//
+// Ids are int64 decoded exactly (never through float64); timestamps read
+// both forms the service writes.
+package client

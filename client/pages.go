@@ -1,0 +1,99 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/url"
+	"strconv"
+)
+
+// Page sizes of the endpoints (the most items one page can hold).
+const (
+	pageSize       = 20
+	threadPageSize = 30
+	listsPageSize  = 100
+	maxBatch       = 100
+)
+
+// Order is the order of a search or of community posts.
+type Order string
+
+// Orders.
+const (
+	Latest Order = "Latest"
+	Top    Order = "Top"
+)
+
+// page fetches one page of a paged endpoint whose items are in field.
+func page[T any](ctx context.Context, c *Client, path string, q url.Values, field string, size int, cursor string) (Page[T], error) {
+	if q == nil {
+		q = url.Values{}
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var out Page[T]
+	err := c.call(ctx, request{method: "GET", path: c.prefix + path, query: q, maxItems: size}, func(b []byte) (int, error) {
+		var env envelope
+		if err := json.Unmarshal(b, &env); err != nil {
+			return 0, err
+		}
+		raw := map[string]json.RawMessage{"tweets": env.Tweets, "users": env.Users, "lists": env.Lists}[field]
+		if len(raw) == 0 {
+			return 0, fmt.Errorf("no %q array in the page", field)
+		}
+		if err := json.Unmarshal(raw, &out.Items); err != nil {
+			return 0, err
+		}
+		if env.NextCursor != nil {
+			out.NextCursor = *env.NextCursor
+		}
+		return len(out.Items), nil
+	})
+	return out, err
+}
+
+// object fetches one object (an item when counted is true).
+func object[T any](ctx context.Context, c *Client, req request, counted func(*T) bool) (T, error) {
+	var out T
+	req.maxItems = 1
+	err := c.call(ctx, req, func(b []byte) (int, error) {
+		if err := json.Unmarshal(b, &out); err != nil {
+			return 0, err
+		}
+		if counted != nil && !counted(&out) {
+			return 0, nil
+		}
+		return 1, nil
+	})
+	return out, err
+}
+
+// walk iterates over every item of a paged endpoint from its first page,
+// following next cursors until the last page.
+func walk[T any](ctx context.Context, fetch func(ctx context.Context, cursor string) (Page[T], error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		cursor := ""
+		for {
+			p, err := fetch(ctx, cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if p.NextCursor == "" || len(p.Items) == 0 {
+				return
+			}
+			cursor = p.NextCursor
+		}
+	}
+}
+
+func id(v int64) string { return strconv.FormatInt(v, 10) }
