@@ -50,6 +50,7 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 		if env.NextCursor != nil {
 			out.NextCursor = *env.NextCursor
 		}
+		out.Raw = b
 		return len(out.Items), nil
 	})
 	return out, err

@@ -78,39 +78,53 @@ func (c *Client) Search(ctx context.Context, query string, order Order, cursor s
 
 // SearchAll iterates over every post matching query. With Latest, when the
 // server stops giving cursors before the matches end (as the hosted
-// service does), it goes on with max_id: below the lowest id received, so
-// no post comes twice; it ends at an empty page.
+// service does), it goes on with max_id: below the lowest id received
+// (see NextSearch), so no post comes twice; it ends at an empty page.
 func (c *Client) SearchAll(ctx context.Context, query string, order Order) iter.Seq2[Tweet, error] {
-	if order != Latest && order != "" {
-		return walk(ctx, func(ctx context.Context, cur string) (Page[Tweet], error) { return c.Search(ctx, query, order, cur) })
-	}
 	return func(yield func(Tweet, error) bool) {
 		q, cursor := query, ""
 		for {
-			p, err := c.Search(ctx, q, Latest, cursor)
+			p, err := c.Search(ctx, q, order, cursor)
 			if err != nil {
 				yield(Tweet{}, err)
 				return
 			}
-			if len(p.Items) == 0 {
-				return
-			}
-			lowest := int64(0)
 			for _, t := range p.Items {
 				if !yield(t, nil) {
 					return
 				}
-				if v, err := strconv.ParseInt(t.IDStr, 10, 64); err == nil && (lowest == 0 || v < lowest) {
-					lowest = v
-				}
 			}
-			cursor = p.NextCursor
-			if cursor == "" {
-				if lowest <= 1 {
-					return
-				}
-				q = query + " max_id:" + id(lowest-1)
+			var done bool
+			if q, cursor, done = NextSearch(query, order, q, p); done {
+				return
 			}
 		}
 	}
+}
+
+// NextSearch is the request after a search page p of query q (the original
+// query, or it continued by max_id:): the page's cursor while it has one;
+// for Latest, without a cursor, the original query with max_id: just below
+// the lowest id on the page. done is true after an empty page, and after
+// the last page of a Top search.
+func NextSearch(query string, order Order, q string, p Page[Tweet]) (nextQuery, cursor string, done bool) {
+	if len(p.Items) == 0 {
+		return "", "", true
+	}
+	if p.NextCursor != "" {
+		return q, p.NextCursor, false
+	}
+	if order != Latest && order != "" {
+		return "", "", true
+	}
+	lowest := int64(0)
+	for _, t := range p.Items {
+		if v, err := strconv.ParseInt(t.IDStr, 10, 64); err == nil && (lowest == 0 || v < lowest) {
+			lowest = v
+		}
+	}
+	if lowest <= 1 {
+		return "", "", true
+	}
+	return query + " max_id:" + id(lowest-1), "", false
 }

@@ -196,6 +196,8 @@ type Following struct {
 type Page[T any] struct {
 	Items      []T
 	NextCursor string
+	// Raw is the response body as the server sent it.
+	Raw []byte
 }
 
 // envelope is the wire form of every page.

@@ -238,3 +238,38 @@ func apiOne(raw []byte, at RecordError, fn func(b *social.Batch) error) item {
 	}
 	return it
 }
+
+// DecodePage reads one response of the API (a page, a tweets-by-ids array
+// or one post) into a batch, as an import reads each line of such a file:
+// authors and embedded posts included, each value once. A malformed record
+// is an error naming it.
+func DecodePage(raw []byte) (*social.Batch, error) {
+	var out *social.Batch
+	var sum Summary
+	// A page holds at most a few hundred values: one batch takes them all.
+	e := newEmitter(pageBatch, &sum, func(b *social.Batch) error {
+		if out != nil {
+			return fmt.Errorf("a page of more than %d posts", pageBatch)
+		}
+		out = b
+		return nil
+	})
+	for _, it := range decodeAPI("", raw, RecordError{Path: "$"}) {
+		if it.err != nil {
+			return nil, it.err
+		}
+		if err := e.add(it); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.done(); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = &social.Batch{}
+	}
+	return out, nil
+}
+
+// pageBatch bounds the values DecodePage takes from one page.
+const pageBatch = 1000

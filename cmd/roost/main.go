@@ -46,6 +46,7 @@ func commands() []command {
 		{"import", "import tweet archives (v1.1, v2, GraphQL, data exports, API pages)", cmdImport},
 		{"keys", "create, list, top up and revoke API keys", cmdKeys},
 		{"copy", "copy a whole database between engines (SQLite, PostgreSQL)", cmdCopy},
+		{"harvest", "walk an endpoint of a compatible API into a database or a file", cmdHarvest},
 		{"bench", "measure page latency and memory on a database and print the figures", cmdBench},
 	}
 }

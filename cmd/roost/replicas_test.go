@@ -244,7 +244,7 @@ type response struct {
 	header http.Header
 }
 
-var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
 // fetch requests url with key and counts the items of a 200.
 func fetch(t *testing.T, url, key string) response {
@@ -254,7 +254,7 @@ func fetch(t *testing.T, url, key string) response {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := client.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return response{status: -1, body: err.Error()}
 	}

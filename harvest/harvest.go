@@ -1,0 +1,383 @@
+// Package harvest walks an endpoint of any server that speaks roost's API
+// (the hosted service or another roost) through package client and hands
+// each page to a sink: a roost database or a JSON-lines file. A checkpoint
+// written after every durable page lets an interrupted run resume exactly
+// where it stopped, with no gap and no duplicate.
+package harvest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"roost/client"
+	"roost/social"
+)
+
+// Kinds are the things a harvest can walk, with what each takes.
+var Kinds = map[string]string{
+	"search":             "QUERY",
+	"timeline":           "USER_ID",
+	"replies":            "USER_ID",
+	"thread":             "POST_ID",
+	"followers":          "USER_ID",
+	"following":          "USER_ID",
+	"verified-followers": "USER_ID",
+	"list-members":       "LIST_ID",
+	"list-posts":         "LIST_ID",
+	"community-posts":    "COMMUNITY_ID",
+	"community-members":  "COMMUNITY_ID",
+	"mentions":           "USERNAME",
+	"reposters":          "POST_ID",
+	"posts-by-ids":       "FILE",
+	"users-by-ids":       "FILE",
+}
+
+// KindNames are the kinds, sorted.
+func KindNames() []string {
+	out := make([]string, 0, len(Kinds))
+	for k := range Kinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Job is one harvest.
+type Job struct {
+	Kind string
+	// Arg is the query, the id or the username Kinds names.
+	Arg string
+	// IDs are the ids of posts-by-ids and users-by-ids, in order.
+	IDs []int64
+	// Order is the order of a search (default Latest) or community posts.
+	Order client.Order
+	// MaxItems stops the harvest after this many items (0: no limit); the
+	// last page is cut to fit.
+	MaxItems int
+}
+
+// Page is one page for a sink.
+type Page struct {
+	// Raw is the page as served (cut to MaxItems when it had to be).
+	Raw []byte
+	// Items is how many items it holds.
+	Items int
+	// Relation is what the page's users are to the harvested id (for
+	// followers, following, members and reposters), else nil.
+	Relation *Relation
+}
+
+// Relation ties the users of a page to Of; the first item of a harvest is
+// the newest, so the times of the relations rows count down from Start by
+// one microsecond per item and a roost serving them keeps the source's
+// order.
+type Relation struct {
+	Kind  string // the harvest kind
+	Of    int64
+	Start time.Time
+	// First is the index of the page's first item in the whole harvest.
+	First int
+}
+
+// Sink stores pages. Write must have made the page durable when it returns.
+type Sink interface {
+	Write(ctx context.Context, p Page) error
+}
+
+// Stats is what a harvest did so far.
+type Stats struct {
+	Pages, Items int
+	// Spent is what the pages cost, in micro-USD, as the client counts it.
+	Spent int64
+	// Found and Missing list the ids of a by-ids harvest.
+	Found, Missing int
+	// Stopped says why the harvest ended early ("" when it ended).
+	Stopped string
+}
+
+// Checkpoint is where a harvest stands: enough to resume it exactly.
+type Checkpoint struct {
+	BaseURL string `json:"base_url"`
+	Kind    string `json:"kind"`
+	Arg     string `json:"arg"`
+	// Query and Cursor are the next request (a search continued by max_id:
+	// has its own query).
+	Query  string `json:"query,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	// Batch is the index of the next id of a by-ids harvest.
+	Batch int `json:"batch,omitempty"`
+	// Offset is how many bytes of an output file hold whole pages.
+	Offset int64     `json:"offset,omitempty"`
+	Start  time.Time `json:"start"`
+	Stats  Stats     `json:"stats"`
+	Done   bool      `json:"done,omitempty"`
+}
+
+// Run walks job through c from cp (a new Checkpoint for a fresh run) and
+// hands every page to sink, calling save with the checkpoint after each
+// page is durable and progress with the running stats. missing receives
+// each id of a by-ids harvest that the server did not return. Run ends at
+// the last page, at MaxItems, when the client's budget would be crossed
+// (Stats.Stopped says so) or at the first error.
+func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
+	progress func(Stats), missing func(id int64)) (Stats, error) {
+	if _, ok := Kinds[job.Kind]; !ok {
+		return cp.Stats, fmt.Errorf("harvest: unknown kind %q", job.Kind)
+	}
+	if cp.Start.IsZero() {
+		cp.Start = time.Now().UTC()
+	}
+	if cp.Query == "" {
+		cp.Query = job.Arg
+	}
+	st := step{c: c, job: job, cp: cp}
+	before := cp.Stats.Spent // spent by the runs this one resumes
+	for !cp.Done {
+		if job.MaxItems > 0 && cp.Stats.Items >= job.MaxItems {
+			cp.Stats.Stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
+			break
+		}
+		p, err := st.next(ctx, missing)
+		if errors.Is(err, client.ErrBudget) {
+			cp.Stats.Stopped = "the next page could cross --max-cost"
+			break
+		}
+		if err != nil {
+			return cp.Stats, err
+		}
+		if p.Items > 0 || len(p.Raw) > 0 {
+			if err := sink.Write(ctx, p); err != nil {
+				return cp.Stats, fmt.Errorf("harvest: store page %d: %w", cp.Stats.Pages+1, err)
+			}
+			cp.Stats.Pages++
+			cp.Stats.Items += p.Items
+		}
+		cp.Stats.Spent = before + c.Spent()
+		if err := save(cp); err != nil {
+			return cp.Stats, err
+		}
+		if progress != nil {
+			progress(cp.Stats)
+		}
+	}
+	return cp.Stats, nil
+}
+
+// step fetches the pages of one job.
+type step struct {
+	c   *client.Client
+	job Job
+	cp  *Checkpoint
+}
+
+// next fetches the next page and moves the checkpoint past it.
+func (s *step) next(ctx context.Context, missing func(int64)) (Page, error) {
+	cp, job := s.cp, s.job
+	switch job.Kind {
+	case "posts-by-ids", "users-by-ids":
+		return s.byIDs(ctx, missing)
+	case "search":
+		order := job.Order
+		if order == "" {
+			order = client.Latest
+		}
+		p, err := s.c.Search(ctx, cp.Query, order, cp.Cursor)
+		if err != nil {
+			return Page{}, err
+		}
+		out := s.cut(p.Raw, len(p.Items), "tweets")
+		q, cur, done := client.NextSearch(job.Arg, order, cp.Query, p)
+		cp.Query, cp.Cursor, cp.Done = q, cur, done
+		return out, nil
+	}
+	id, err := s.id()
+	if err != nil {
+		return Page{}, err
+	}
+	var raw []byte
+	var n int
+	var next string
+	field := "tweets"
+	tweets := func(p client.Page[client.Tweet], err error) error {
+		raw, n, next = p.Raw, len(p.Items), p.NextCursor
+		return err
+	}
+	users := func(p client.Page[client.User], err error) error {
+		raw, n, next, field = p.Raw, len(p.Items), p.NextCursor, "users"
+		return err
+	}
+	cur := cp.Cursor
+	switch job.Kind {
+	case "timeline":
+		err = tweets(s.c.UserTweets(ctx, id, cur))
+	case "replies":
+		err = tweets(s.c.UserTweetsAndReplies(ctx, id, cur))
+	case "thread":
+		err = tweets(s.c.Thread(ctx, id, cur))
+	case "list-posts":
+		err = tweets(s.c.ListTweets(ctx, id, cur))
+	case "community-posts":
+		err = tweets(s.c.CommunityTweets(ctx, id, job.Order, cur))
+	case "mentions":
+		err = tweets(s.c.Mentions(ctx, job.Arg, cur))
+	case "followers":
+		err = users(s.c.Followers(ctx, id, cur))
+	case "following":
+		err = users(s.c.Following(ctx, id, cur))
+	case "verified-followers":
+		err = users(s.c.VerifiedFollowers(ctx, id, cur))
+	case "list-members":
+		err = users(s.c.ListMembers(ctx, id, cur))
+	case "reposters":
+		err = users(s.c.Retweeters(ctx, id, cur))
+	case "community-members":
+		var p client.Page[client.Member]
+		p, err = s.c.CommunityMembers(ctx, id, cur)
+		raw, n, next, field = p.Raw, len(p.Items), p.NextCursor, "users"
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	out := s.cut(raw, n, field)
+	if field == "users" {
+		out.Relation = &Relation{Kind: job.Kind, Of: id, Start: cp.Start, First: cp.Stats.Items}
+	}
+	cp.Cursor, cp.Done = next, next == "" || n == 0
+	return out, nil
+}
+
+// id is the job's argument as an id (all kinds but search and mentions).
+func (s *step) id() (int64, error) {
+	if s.job.Kind == "mentions" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(s.job.Arg), 10, 64)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("harvest: %s takes %s, not %q", s.job.Kind, Kinds[s.job.Kind], s.job.Arg)
+	}
+	return id, nil
+}
+
+// cut keeps a page whole, or cuts its array (field) to what MaxItems
+// still allows.
+func (s *step) cut(raw []byte, n int, field string) Page {
+	left := s.job.MaxItems - s.cp.Stats.Items
+	if s.job.MaxItems <= 0 || n <= left {
+		return Page{Raw: raw, Items: n}
+	}
+	var env map[string]json.RawMessage
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &env) != nil || json.Unmarshal(env[field], &items) != nil || len(items) < left {
+		return Page{Raw: raw, Items: n}
+	}
+	env[field], _ = json.Marshal(items[:left])
+	env["next_cursor"] = json.RawMessage("null")
+	cutRaw, err := json.Marshal(env)
+	if err != nil {
+		return Page{Raw: raw, Items: n}
+	}
+	s.cp.Done = true
+	return Page{Raw: cutRaw, Items: left}
+}
+
+// byIDs fetches the next batch of up to 100 ids.
+func (s *step) byIDs(ctx context.Context, missing func(int64)) (Page, error) {
+	cp, ids := s.cp, s.job.IDs
+	if cp.Batch >= len(ids) {
+		cp.Done = true
+		return Page{}, nil
+	}
+	end := min(cp.Batch+100, len(ids))
+	if s.job.MaxItems > 0 {
+		end = min(end, cp.Batch+s.job.MaxItems-cp.Stats.Items)
+	}
+	part := ids[cp.Batch:end]
+	var raw []byte
+	found := map[int64]bool{}
+	var err error
+	if s.job.Kind == "posts-by-ids" {
+		var ts []client.Tweet
+		ts, err = s.c.TweetsByIDs(ctx, part)
+		for _, t := range ts {
+			v, _ := strconv.ParseInt(t.IDStr, 10, 64)
+			found[v] = true
+		}
+		if len(ts) > 0 {
+			raw, _ = json.Marshal(ts)
+		}
+	} else {
+		var us []client.User
+		us, err = s.c.UsersByIDs(ctx, part)
+		for _, u := range us {
+			found[u.ID] = true
+		}
+		if len(us) > 0 {
+			raw, _ = json.Marshal(map[string]any{"users": us, "next_cursor": nil})
+		}
+	}
+	var ae *client.Error
+	if errors.As(err, &ae) && ae.Status == 404 { // none of them was found
+		err = nil
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	for _, id := range part {
+		if found[id] {
+			cp.Stats.Found++
+		} else {
+			cp.Stats.Missing++
+			if missing != nil {
+				missing(id)
+			}
+		}
+	}
+	cp.Batch = end
+	cp.Done = end >= len(ids)
+	return Page{Raw: raw, Items: len(found)}, nil
+}
+
+// Edges adds to b the relation rows a page of users (raw, as served)
+// implies, in the page's order.
+func (r *Relation) Edges(raw []byte, b *social.Batch) error {
+	var page struct {
+		Users []struct {
+			IDStr string `json:"id_str"`
+			Role  string `json:"community_role"`
+		} `json:"users"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("harvest: users page: %w", err)
+	}
+	for i, u := range page.Users {
+		id, err := strconv.ParseInt(u.IDStr, 10, 64)
+		if err != nil {
+			return fmt.Errorf("harvest: user id %q: %w", u.IDStr, err)
+		}
+		at := r.Start.Add(-time.Duration(r.First+i) * time.Microsecond)
+		switch r.Kind {
+		case "followers", "verified-followers":
+			b.Follows = append(b.Follows, social.Follow{FollowerID: id, FolloweeID: r.Of, CreatedAt: at})
+		case "following":
+			b.Follows = append(b.Follows, social.Follow{FollowerID: r.Of, FolloweeID: id, CreatedAt: at})
+		case "list-members":
+			b.ListMembers = append(b.ListMembers, social.ListMember{ListID: r.Of, UserID: id, CreatedAt: at})
+		case "reposters":
+			b.Reposts = append(b.Reposts, social.Repost{PostID: r.Of, UserID: id, CreatedAt: at})
+		case "community-members":
+			role := u.Role
+			if role != social.RoleAdmin && role != social.RoleModerator {
+				role = social.RoleMember
+			}
+			b.CommunityMembers = append(b.CommunityMembers, social.CommunityMember{CommunityID: r.Of, UserID: id,
+				Role: role, JoinedAt: at})
+		}
+	}
+	return nil
+}

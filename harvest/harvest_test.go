@@ -1,0 +1,319 @@
+package harvest_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"roost/billing"
+	"roost/client"
+	"roost/gen"
+	"roost/harvest"
+	"roost/httpapi"
+	"roost/importer"
+	"roost/social"
+	"roost/sqlite"
+)
+
+// upstream is a roost over a small generated network, served over HTTP.
+type upstream struct {
+	url, key string
+	store    social.Store
+	ex       gen.Examples
+}
+
+var (
+	upOnce sync.Once
+	up     upstream
+	upErr  error
+)
+
+func newUpstream(t *testing.T) upstream {
+	t.Helper()
+	upOnce.Do(func() {
+		ctx := context.Background()
+		dir, err := os.MkdirTemp("", "harvest-upstream")
+		if err != nil {
+			upErr = err
+			return
+		}
+		st, err := sqlite.Open(ctx, filepath.Join(dir, "up.db"), nil)
+		if err != nil {
+			upErr = err
+			return
+		}
+		sum, err := gen.Generate(ctx, st, gen.Config{Seed: 7, Users: 200, Posts: 6000}, nil)
+		if err != nil {
+			upErr = err
+			return
+		}
+		key, digest, prefix := billing.NewKey()
+		if _, err := st.CreateKey(ctx, social.APIKey{Name: "h", Prefix: prefix, Digest: digest}, 1_000_000_000_000); err != nil {
+			upErr = err
+			return
+		}
+		srv := httptest.NewServer(httpapi.New(httpapi.Config{RateLimit: -1}, st, nil, nil))
+		up = upstream{url: srv.URL, key: key, store: st, ex: sum.Examples}
+	})
+	if upErr != nil {
+		t.Fatal(upErr)
+	}
+	return up
+}
+
+func newClient(t *testing.T, u upstream, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(u.url, u.key, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// fileIDs reads the item ids of a harvest file, in order.
+func fileIDs(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	}
+	var ids []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var p struct {
+			Tweets, Users []struct {
+				IDStr string `json:"id_str"`
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		for _, it := range append(p.Tweets, p.Users...) {
+			ids = append(ids, it.IDStr)
+		}
+	}
+	return ids
+}
+
+// walkIDs is every item of an endpoint, walked through the client.
+func walkIDs[T client.Tweet | client.User](t *testing.T, seq func(yield func(T, error) bool)) []string {
+	t.Helper()
+	var out []string
+	for v, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch x := any(v).(type) {
+		case client.Tweet:
+			out = append(out, x.IDStr)
+		case client.User:
+			out = append(out, x.IDStr)
+		}
+	}
+	return out
+}
+
+// crashingSink fails once, at a chosen page, before or after the page is
+// written: an interruption at that point.
+type crashingSink struct {
+	harvest.Sink
+	at, n int
+	after bool
+}
+
+var errCrash = errors.New("crash")
+
+func (s *crashingSink) Write(ctx context.Context, p harvest.Page) error {
+	s.n++
+	if s.n != s.at {
+		return s.Sink.Write(ctx, p)
+	}
+	if s.after {
+		if err := s.Sink.Write(ctx, p); err != nil {
+			return err
+		}
+	}
+	return errCrash
+}
+
+// TestResumeExact interrupts harvests at random pages, before or after
+// the page is written (the checkpoint then lags), and resumes each from
+// its checkpoint on disk until it ends: the file holds exactly the
+// upstream's items in order, each once.
+func TestResumeExact(t *testing.T) {
+	u := newUpstream(t)
+	ctx := context.Background()
+	c := newClient(t, u)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		job  harvest.Job
+		want []string
+	}{
+		{harvest.Job{Kind: "search", Arg: "the"}, walkIDs(t, c.SearchAll(ctx, "the", client.Latest))},
+		{harvest.Job{Kind: "replies", Arg: strconv.FormatInt(u.ex.UserID, 10)}, walkIDs(t, c.UserTweetsAndRepliesAll(ctx, u.ex.UserID))},
+		{harvest.Job{Kind: "followers", Arg: strconv.FormatInt(u.ex.UserID, 10)}, walkIDs(t, c.FollowersAll(ctx, u.ex.UserID))},
+	} {
+		for _, name := range []string{"out.jsonl", "out.jsonl.gz"} {
+			t.Run(tc.job.Kind+"/"+name, func(t *testing.T) {
+				if len(tc.want) < 41 {
+					t.Fatalf("only %d items upstream", len(tc.want))
+				}
+				dir := t.TempDir()
+				out, cpPath := filepath.Join(dir, name), filepath.Join(dir, "cp")
+				save := func(cp *harvest.Checkpoint) error { return harvest.SaveCheckpoint(cpPath, cp) }
+				crashes := 0
+				for run := 0; ; run++ {
+					cp := &harvest.Checkpoint{}
+					resume := run > 0
+					if resume {
+						var err error
+						if cp, err = harvest.LoadCheckpoint(cpPath); err != nil {
+							if !errors.Is(err, os.ErrNotExist) {
+								t.Fatal(err)
+							}
+							cp = &harvest.Checkpoint{}
+						}
+					}
+					fs, err := harvest.OpenFile(out, resume, cp.Offset)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sink := &crashingSink{Sink: fs, at: 1 + rng.IntN(6), after: rng.IntN(2) == 0}
+					save := func(cp *harvest.Checkpoint) error { cp.Offset = fs.Offset; return save(cp) }
+					_, err = harvest.Run(ctx, c, tc.job, cp, sink, save, nil, nil)
+					fs.Close()
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, errCrash) || run > 100 {
+						t.Fatalf("run %d: %v", run, err)
+					}
+					crashes++
+				}
+				if got := fileIDs(t, out); !slices.Equal(got, tc.want) {
+					t.Errorf("after %d crashes the file holds %d items, upstream %d", crashes, len(got), len(tc.want))
+				}
+				if crashes == 0 {
+					t.Error("no crash was injected")
+				}
+			})
+		}
+	}
+}
+
+// TestHarvestIntoDatabase: a followers harvest written into a database
+// serves the same followers in the same order, and its posts import
+// exactly what the file held.
+func TestHarvestIntoDatabase(t *testing.T) {
+	u := newUpstream(t)
+	ctx := context.Background()
+	c := newClient(t, u)
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := u.ex.UserID
+	for _, job := range []harvest.Job{{Kind: "followers", Arg: strconv.FormatInt(id, 10)},
+		{Kind: "timeline", Arg: strconv.FormatInt(id, 10)}} {
+		if _, err := harvest.Run(ctx, c, job, &harvest.Checkpoint{}, harvest.StoreSink{W: st},
+			func(*harvest.Checkpoint) error { return nil }, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := walkIDs(t, c.FollowersAll(ctx, id))
+	var got []string
+	req := social.PageReq{Limit: 20}
+	for {
+		p, err := st.Followers(ctx, id, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Items {
+			got = append(got, strconv.FormatInt(f.ID, 10))
+		}
+		if p.Next == nil {
+			break
+		}
+		req.After = p.Next
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("harvested followers %v, upstream %v", got, want)
+	}
+	posts := walkIDs(t, c.UserTweetsAll(ctx, id))
+	ids := make([]int64, len(posts))
+	for i, s := range posts {
+		ids[i], _ = strconv.ParseInt(s, 10, 64)
+	}
+	found, err := st.Posts(ctx, ids)
+	if err != nil || len(found) != len(ids) {
+		t.Errorf("the timeline's %d posts: %d stored (%v)", len(ids), len(found), err)
+	}
+}
+
+// TestLimits: --max-items cuts the last page, --max-cost stops before a
+// page that could cross it, and by-ids reports every missing id.
+func TestLimits(t *testing.T) {
+	u := newUpstream(t)
+	ctx := context.Background()
+	none := func(*harvest.Checkpoint) error { return nil }
+	dir := t.TempDir()
+	fs, err := harvest.OpenFile(filepath.Join(dir, "a.jsonl"), false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "search", Arg: "the", MaxItems: 45},
+		&harvest.Checkpoint{}, fs, none, nil, nil)
+	fs.Close()
+	if err != nil || st.Items != 45 || len(fileIDs(t, filepath.Join(dir, "a.jsonl"))) != 45 || st.Stopped == "" {
+		t.Errorf("max items: %+v %v", st, err)
+	}
+	budget := newClient(t, u, client.WithBudget(50*billing.DefaultPrice, billing.DefaultPrice))
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "b.jsonl"), false, 0)
+	st, err = harvest.Run(ctx, budget, harvest.Job{Kind: "search", Arg: "the"}, &harvest.Checkpoint{}, fs, none, nil, nil)
+	fs.Close()
+	if err != nil || st.Items != 40 || budget.Spent() != 40*billing.DefaultPrice || !strings.Contains(st.Stopped, "max-cost") {
+		t.Errorf("budget: %+v spent %d %v", st, budget.Spent(), err)
+	}
+	ids := []int64{u.ex.PostID, 1, u.ex.ThreadID, 2}
+	var missing []int64
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "c.jsonl"), false, 0)
+	st, err = harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "posts-by-ids", IDs: ids}, &harvest.Checkpoint{}, fs,
+		none, nil, func(id int64) { missing = append(missing, id) })
+	fs.Close()
+	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(missing, []int64{1, 2}) {
+		t.Errorf("by ids: %+v missing %v %v", st, missing, err)
+	}
+	sum, err := importer.Import(ctx, &countingWriter{}, []string{filepath.Join(dir, "c.jsonl")}, importer.Options{})
+	if err != nil || sum.Read != 2 {
+		t.Errorf("the by-ids file imports %d records (%v), want 2", sum.Read, err)
+	}
+}
+
+type countingWriter struct{}
+
+func (countingWriter) Write(context.Context, *social.Batch) (social.WriteStats, error) {
+	return social.WriteStats{}, nil
+}
