@@ -556,6 +556,8 @@ func TestSummaryMatches(t *testing.T) {
 		{"list subscribers", sum.ListSubscribers, int64(len(w.listSubs))}, {"communities", sum.Communities, int64(len(w.comms))},
 		{"community members", sum.CommunityMembers, int64(len(w.commMembers))}, {"highlights", sum.Highlights, int64(len(w.highlights))},
 		{"affiliations", sum.Affiliations, int64(len(w.affs))}, {"batches", sum.Batches, int64(w.batches)},
+		{"likes", sum.Likes, int64(len(w.likes))}, {"spaces", sum.Spaces, int64(len(w.spaces))},
+		{"like cap", sum.LikeCap, likeCap},
 	} {
 		if c.got != c.want {
 			t.Errorf("summary %s = %d, recorded %d", c.name, c.got, c.want)
@@ -573,7 +575,8 @@ func TestSummaryMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := back["examples"].(map[string]any)
-	for _, k := range []string{"user_id", "protected_user_id", "organization_user_id", "thread_id", "community_id", "list_id", "post_id"} {
+	for _, k := range []string{"user_id", "protected_user_id", "organization_user_id", "thread_id", "community_id", "list_id", "post_id",
+		"space_id", "extended_bio_username"} {
 		if _, ok := ex[k].(string); !ok {
 			t.Errorf("examples.%s = %v; want a string id", k, ex[k])
 		}

@@ -7,11 +7,12 @@ import (
 	"roost/social"
 )
 
-// Generate writes a synthetic network through w, in this order: users;
-// communities, lists and affiliations with their members; follows; posts
-// with their reposts, in batches of cfg.BatchSize posts; then the users,
-// communities and highlights again, now with final post counts, pinned
-// posts and highlighted posts. progress, if not nil, is called with the
+// Generate writes a synthetic network through w, in this order: users
+// (some with an extended bio); communities, lists and affiliations with
+// their members; follows; posts with their reposts and likes, in batches
+// of cfg.BatchSize posts; then the users, communities and highlights
+// again, now with final post counts, pinned posts and highlighted posts;
+// and the audio spaces. progress, if not nil, is called with the
 // number of posts written after each batch of posts.
 //
 // When w is a social.BulkLoader, the network is written through its bulk writer,
@@ -55,6 +56,9 @@ func generate(ctx context.Context, w, posts social.Writer, cfg Config, progress 
 	n.buildLists()
 	n.buildAffiliations()
 	n.countFollows()
+	n.buildSpaces()
+	n.buildBios()
+	n.sum.LikeCap = likeCap
 
 	e := &emitter{ctx: ctx, w: w, size: cfg.BatchSize, b: &social.Batch{}, sum: &n.sum}
 	if err := n.writeSetup(e, posts); err != nil {
@@ -174,7 +178,7 @@ func (n *network) writeFollows(e *emitter) func() error {
 }
 
 // writeFinal writes users with their final counts and pinned posts,
-// communities with pinned posts, and highlights.
+// communities with pinned posts, highlights and audio spaces.
 //
 // The users go through unordered, beside the last batches of posts: their
 // first copies were written alone, before everything else. The
@@ -219,6 +223,9 @@ func (n *network) writeFinal(e *emitter, s *stream, unordered social.Writer) err
 		return err
 	}
 	if err := chunks(e, fieldHighlights, highlights); err != nil {
+		return err
+	}
+	if err := chunks(e, fieldSpaces, n.spaces); err != nil {
 		return err
 	}
 	return e.flush()
@@ -269,3 +276,4 @@ func fieldListMembers(b *social.Batch) *[]social.ListMember           { return &
 func fieldListSubscribers(b *social.Batch) *[]social.ListSubscriber   { return &b.ListSubscribers }
 func fieldAffiliations(b *social.Batch) *[]social.Affiliation         { return &b.Affiliations }
 func fieldHighlights(b *social.Batch) *[]social.Highlight             { return &b.Highlights }
+func fieldSpaces(b *social.Batch) *[]social.Space                     { return &b.Spaces }

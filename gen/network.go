@@ -23,6 +23,7 @@ type network struct {
 	commMembers []social.CommunityMember
 	commBest    []rootRef // per community: its most liked root post
 	affs        []social.Affiliation
+	spaces      []social.Space
 
 	// mark and stamp pick distinct users without a set: mark[u] == stamp
 	// means u is taken in the current draw.

@@ -13,7 +13,9 @@ type rng struct {
 	r   *rand.Rand
 }
 
-// Stream numbers keep the independent random sequences apart.
+// Stream numbers keep the independent random sequences apart. Values
+// added later (likes, spaces, extended bios) draw from streams of their
+// own, so every value of the earlier streams stays as it was.
 const (
 	streamUsers uint64 = iota + 1
 	streamFollows
@@ -22,6 +24,9 @@ const (
 	streamPosts
 	streamVocab
 	streamFinal
+	streamLikes
+	streamSpaces
+	streamBios
 )
 
 func newRNG(seed int64, stream, idx uint64) *rng {

@@ -49,6 +49,7 @@ type group struct {
 	tags     []social.Tag
 	media    []social.Media
 	reposts  []social.Repost
+	likes    []social.Like
 }
 
 // postAux is what the stream keeps about a post beside the post itself.
@@ -76,6 +77,7 @@ type stream struct {
 	w        social.Writer
 	progress func(int)
 	g        *rng
+	lg       *rng // likes: a stream of their own (see likes.go)
 	c        composer
 
 	tokens *quantiles // tokens per post: log-normal, median 11
@@ -100,7 +102,8 @@ type stream struct {
 func newStream(ctx context.Context, n *network, w social.Writer, progress func(int)) *stream {
 	size := n.cfg.BatchSize
 	count := max(2, (ringWindow+size-1)/size+1)
-	s := &stream{n: n, ctx: ctx, w: w, progress: progress, g: newRNG(n.cfg.Seed, streamPosts, 0), c: composer{buf: make([]byte, 0, 2048)},
+	s := &stream{n: n, ctx: ctx, w: w, progress: progress, g: newRNG(n.cfg.Seed, streamPosts, 0),
+		lg: newRNG(n.cfg.Seed, streamLikes, 0), c: composer{buf: make([]byte, 0, 2048)},
 		size: size, groups: make([]*group, count), total: int64(n.cfg.Posts), lastMS: -1}
 	s.tokens = newQuantiles(func(p float64) float64 {
 		return min(max(math.Exp(2.4+0.6*math.Sqrt2*math.Erfinv(2*p-1)), 1), 60)
@@ -176,10 +179,11 @@ func (s *stream) flushOldest() error {
 		p, a := &grp.posts[i], &grp.aux[i]
 		p.Text = text[a.textLo:a.textHi]
 		s.phantomReposts(grp, p, a)
+		s.likes(grp, p, a)
 		s.considerExample(p, a)
 	}
 	s.n.sum.Reposts += int64(len(grp.reposts))
-	b := &social.Batch{Posts: grp.posts, Reposts: grp.reposts}
+	b := &social.Batch{Posts: grp.posts, Reposts: grp.reposts, Likes: grp.likes}
 	if _, err := s.w.Write(s.ctx, b); err != nil {
 		return fmt.Errorf("gen: writing posts %d to %d: %w", grp.base, grp.base+int64(len(grp.posts))-1, err)
 	}

@@ -9,6 +9,8 @@ type Summary struct {
 	Quotes           int64    `json:"quotes"`
 	RepostPosts      int64    `json:"repost_posts"` // native reposts (posts with RepostOfID)
 	Reposts          int64    `json:"reposts"`      // Repost rows, native or not
+	Likes            int64    `json:"likes"`        // Like rows: min(favorite_count, cap) per post
+	LikeCap          int64    `json:"likes_per_post_cap"`
 	CommunityPosts   int64    `json:"community_posts"`
 	MediaPosts       int64    `json:"media_posts"`
 	LongThreads      int64    `json:"threads_over_30"`
@@ -20,11 +22,13 @@ type Summary struct {
 	CommunityMembers int64    `json:"community_members"`
 	Highlights       int64    `json:"highlights"`
 	Affiliations     int64    `json:"affiliations"`
+	Spaces           int64    `json:"spaces"`
 	PinnedPosts      int64    `json:"pinned_posts"`
 	ProtectedUsers   int64    `json:"protected_users"`
 	ShadowBanned     int64    `json:"shadow_banned_users"`
 	VerifiedUsers    int64    `json:"verified_users"`
 	BlueVerified     int64    `json:"blue_verified_users"`
+	ExtendedBios     int64    `json:"extended_bios"` // users with an extended bio
 	Batches          int64    `json:"batches"`
 	Examples         Examples `json:"examples"`
 }
@@ -47,4 +51,8 @@ type Examples struct {
 	PostID int64 `json:"post_id,string,omitempty"`
 	// ListsUserID owns and subscribes to more than 100 lists.
 	ListsUserID int64 `json:"lists_user_id,string,omitempty"`
+	// SpaceID is an ended audio space with speakers, when there is one.
+	SpaceID string `json:"space_id,omitempty"`
+	// ExtendedBioUsername is a public account with an extended bio.
+	ExtendedBioUsername string `json:"extended_bio_username,omitempty"`
 }

@@ -23,8 +23,11 @@ type world struct {
 	listSubs    []social.ListSubscriber
 	comms       map[int64]social.Community
 	commMembers []social.CommunityMember
+	likes       []social.Like
+	spaces      []social.Space
 	batches     int
 	dupPosts    int // posts written more than once
+	bioChanges  int // later copies of a user with another extended bio
 }
 
 func buildWorld(t testing.TB, cfg Config) (*world, Summary) {
@@ -47,8 +50,10 @@ func recordWorld(cfg Config) (*world, Summary, error) {
 	for _, b := range rec.batches {
 		w.batches++
 		for _, u := range b.Users {
-			if _, ok := w.users[u.ID]; !ok {
+			if old, ok := w.users[u.ID]; !ok {
 				w.userOrder = append(w.userOrder, u.ID)
+			} else if old.ExtendedBio != u.ExtendedBio {
+				w.bioChanges++
 			}
 			w.users[u.ID] = u
 		}
@@ -72,6 +77,8 @@ func recordWorld(cfg Config) (*world, Summary, error) {
 		w.listMembers = append(w.listMembers, b.ListMembers...)
 		w.listSubs = append(w.listSubs, b.ListSubscribers...)
 		w.commMembers = append(w.commMembers, b.CommunityMembers...)
+		w.likes = append(w.likes, b.Likes...)
+		w.spaces = append(w.spaces, b.Spaces...)
 	}
 	return w, sum, nil
 }

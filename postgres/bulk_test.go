@@ -113,7 +113,8 @@ func TestBulkSameAsWrite(t *testing.T) {
 	}
 	for table, order := range map[string]string{"posts": "id", "users": "id", "post_mentions": "name, post_id",
 		"post_tags": "tag, post_id", "follows": "follower_id, followee_id", "reposts": "post_id, user_id",
-		"list_members": "list_id, user_id", "community_members": "community_id, user_id"} {
+		"list_members": "list_id, user_id", "community_members": "community_id, user_id",
+		"likes": "post_id, user_id", "spaces": "id", "space_participants": "space_id, role, position"} {
 		if a, b := digest(t, plain, table, order), digest(t, bulk, table, order); a != b {
 			t.Errorf("%s differs between Write and Bulk", table)
 		}

@@ -14,7 +14,7 @@ import (
 var userCols = []string{"id", "screen_name", "name", "location", "url", "description", "protected", "verified",
 	"blue_verified", "shadow_banned", "can_dm", "followers_count", "friends_count", "listed_count",
 	"favourites_count", "statuses_count", "media_count", "created_at", "banner_url", "image_url",
-	"pinned_post_id", "professional_type"}
+	"pinned_post_id", "professional_type", "extended_bio"}
 
 var upsertUser = &upsertSpec{
 	stage: "stage_users",
@@ -23,7 +23,7 @@ var upsertUser = &upsertSpec{
 		cols("boolean", "protected", "verified", "blue_verified", "shadow_banned", "can_dm"),
 		cols("bigint", "followers_count", "friends_count", "listed_count", "favourites_count", "statuses_count",
 			"media_count", "created_at"), cols("text", "banner_url", "image_url"), cols("bigint", "pinned_post_id"),
-		cols("text", "professional_type"), []column{{name: "stub", typ: "boolean"}}),
+		cols("text", "professional_type", "extended_bio"), []column{{name: "stub", typ: "boolean"}}),
 	conflict: "ON CONFLICT (id) DO UPDATE SET " + setExcluded(userCols[1:]...) + ", stub = false",
 }
 
@@ -104,6 +104,11 @@ func validate(b *social.Batch) error {
 			return err
 		}
 	}
+	for i := range b.Spaces {
+		if err := sqlstore.CheckSpace(&b.Spaces[i]); err != nil {
+			return fmt.Errorf("postgres: write: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -127,7 +132,8 @@ func existingIDs(ctx context.Context, tx pgx.Tx, table string, ids []int64) (map
 // writeUsers upserts users with the SQLite store's sequential semantics: a
 // later full profile replaces an earlier one, a stub never replaces a
 // stored user (it only names a nameless stub), and the counts are those of
-// applying the batch one user at a time.
+// applying the batch one user at a time. A profile replaces every field,
+// the extended bio too: an empty ExtendedBio erases a stored one.
 func writeUsers(ctx context.Context, tx pgx.Tx, us []social.User, st *social.WriteStats) error {
 	if len(us) == 0 {
 		return nil
@@ -175,7 +181,7 @@ func writeUsers(ctx context.Context, tx pgx.Tx, us []social.User, st *social.Wri
 			fullRows = append(fullRows, []any{u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 				u.Protected, u.Verified, u.BlueVerified, u.ShadowBanned, u.CanDM, u.FollowersCount, u.FriendsCount,
 				u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount, sqlstore.Micros(u.CreatedAt), u.BannerURL,
-				u.ImageURL, u.PinnedPostID, u.ProfessionalType, false})
+				u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio, false})
 			continue
 		}
 		u := &us[stub[id]]

@@ -28,6 +28,7 @@ var (
 	upsertRepost         = pairSpec("reposts", "post_id", "user_id", "created_at")
 	upsertAffiliation    = pairSpec("affiliations", "org_id", "user_id", "created_at")
 	upsertHighlight      = pairSpec("highlights", "user_id", "post_id", "created_at")
+	upsertLike           = pairSpec("likes", "post_id", "user_id", "created_at")
 	upsertListMember     = pairSpec("list_members", "list_id", "user_id", "created_at")
 	upsertListSubscriber = pairSpec("list_subscribers", "list_id", "user_id", "created_at")
 )
@@ -148,6 +149,8 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 				h := b.Highlights[i]
 				return []any{h.UserID, h.PostID, sqlstore.Micros(h.CreatedAt)}
 			})},
+		{upsertLike, lastWins(len(b.Likes), func(i int) pair { return pair{b.Likes[i].PostID, b.Likes[i].UserID} },
+			func(i int) []any { l := b.Likes[i]; return []any{l.PostID, l.UserID, sqlstore.Micros(l.CreatedAt)} })},
 		{upsertList, lastWins(len(b.Lists), func(i int) int64 { return b.Lists[i].ID },
 			func(i int) []any {
 				l := b.Lists[i]
@@ -187,5 +190,5 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 			return err
 		}
 	}
-	return nil
+	return writeSpaces(ctx, tx, b.Spaces)
 }

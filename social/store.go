@@ -138,8 +138,11 @@ func (s *WriteStats) Add(o WriteStats) {
 // Writer stores values. Write is atomic (all of the batch or none of it)
 // and idempotent: a value whose key exists replaces the stored one (a newer
 // copy of a post updates its text and counters; a later profile updates the
-// user), except that a Stub user never replaces a stored user, and a nil
-// Post.Views never erases known views. Relations are keyed by their pair.
+// user, every profile field included: an empty ExtendedBio erases a stored
+// one), except that a Stub user never replaces a stored user, and a nil
+// Post.Views never erases known views. Relations (likes too) are keyed by
+// their pair; a space is keyed by its id, and each write of it replaces
+// its admins and speakers as a whole.
 type Writer interface {
 	Write(ctx context.Context, b *Batch) (WriteStats, error)
 }

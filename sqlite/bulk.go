@@ -21,7 +21,8 @@ import (
 // indexes of posts are dropped for the load and built again at the end by
 // CREATE INDEX, which sorts once instead of inserting entry by entry; the
 // full-text index stops merging segments during the load and is merged
-// once at the end. A smaller load keeps both as they are.
+// once at the end. A smaller load keeps both as they are. The relation
+// tables (follows, reposts, likes, …) keep their indexes either way.
 //
 // Each write of the load commits with synchronous=NORMAL: no fsync of the
 // log per commit (checkpoints still sync), so in WAL mode a crash or power

@@ -46,6 +46,9 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	if err := w.relations(b); err != nil {
 		return social.WriteStats{}, err
 	}
+	if err := w.spaces(b.Spaces); err != nil {
+		return social.WriteStats{}, err
+	}
 	if err := w.ix.flush(w); err != nil {
 		return social.WriteStats{}, err
 	}
@@ -143,7 +146,8 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 
 const userColumnsWritten = `INSERT INTO users (id, screen_name, name, location, url, description, protected, verified,
 	blue_verified, shadow_banned, can_dm, followers_count, friends_count, listed_count, favourites_count,
-	statuses_count, media_count, created_at, banner_url, image_url, pinned_post_id, professional_type, stub)
+	statuses_count, media_count, created_at, banner_url, image_url, pinned_post_id, professional_type, extended_bio,
+	stub)
 VALUES `
 
 const userUpsertTail = `
@@ -155,16 +159,18 @@ ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = exclud
 	listed_count = excluded.listed_count, favourites_count = excluded.favourites_count,
 	statuses_count = excluded.statuses_count, media_count = excluded.media_count,
 	created_at = excluded.created_at, banner_url = excluded.banner_url, image_url = excluded.image_url,
-	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type, stub = 0
+	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type,
+	extended_bio = excluded.extended_bio, stub = 0
 WHERE (users.screen_name, users.name, users.location, users.url, users.description, users.protected,
 	users.verified, users.blue_verified, users.shadow_banned, users.can_dm, users.followers_count,
 	users.friends_count, users.listed_count, users.favourites_count, users.statuses_count, users.media_count,
-	users.created_at, users.banner_url, users.image_url, users.pinned_post_id, users.professional_type, users.stub)
+	users.created_at, users.banner_url, users.image_url, users.pinned_post_id, users.professional_type,
+	users.extended_bio, users.stub)
 	IS NOT (excluded.screen_name, excluded.name, excluded.location, excluded.url, excluded.description,
 	excluded.protected, excluded.verified, excluded.blue_verified, excluded.shadow_banned, excluded.can_dm,
 	excluded.followers_count, excluded.friends_count, excluded.listed_count, excluded.favourites_count,
 	excluded.statuses_count, excluded.media_count, excluded.created_at, excluded.banner_url, excluded.image_url,
-	excluded.pinned_post_id, excluded.professional_type, 0)`
+	excluded.pinned_post_id, excluded.professional_type, excluded.extended_bio, 0)`
 
 const stubColumnsWritten = `INSERT INTO users (id, screen_name, name, stub) VALUES `
 
@@ -174,7 +180,7 @@ WHERE users.stub = 1 AND users.screen_name = '' AND excluded.screen_name != ''`
 
 // Values per users row, and rows per statement.
 const (
-	userArgs  = 22
+	userArgs  = 23
 	stubArgs  = 3
 	userChunk = 64
 	stubChunk = 500
@@ -184,7 +190,9 @@ const (
 // first, then every profile, each in batch order. That order ends where
 // the batch's order does: a profile replaces a stub, and a stub never
 // replaces a stored user, so a stub only counts before any profile of its
-// user, and among stubs and among profiles the order is kept.
+// user, and among stubs and among profiles the order is kept. A profile
+// replaces every field, the extended bio too: an empty ExtendedBio erases
+// a stored one, as an empty location or URL does.
 func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 	if len(us) == 0 {
 		return nil
@@ -215,7 +223,7 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 		full = append(full, u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 			b2i(u.Protected), b2i(u.Verified), b2i(u.BlueVerified), b2i(u.ShadowBanned), b2i(u.CanDM),
 			u.FollowersCount, u.FriendsCount, u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount,
-			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType)
+			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio)
 		if had {
 			st.UsersUpdated++
 		} else {

@@ -27,6 +27,11 @@ func (w *batchWriter) relations(b *social.Batch) error {
 	}); err != nil {
 		return err
 	}
+	if err := pairs(w, "likes (post_id, user_id", b.Likes, func(l social.Like) []any {
+		return []any{l.PostID, l.UserID, sqlstore.Micros(l.CreatedAt)}
+	}); err != nil {
+		return err
+	}
 	for _, l := range b.Lists {
 		mode := l.Mode
 		if mode == "" {

@@ -73,3 +73,24 @@ func participants(ctx context.Context, db DB, spaces []social.Space) error {
 	}
 	return nil
 }
+
+// CheckSpace refuses a space no engine can store: one without an id.
+func CheckSpace(s *social.Space) error {
+	if s.ID == "" {
+		return fmt.Errorf("space without an id: %w", social.ErrInvalid)
+	}
+	return nil
+}
+
+// ParticipantRows are the space_participants rows of a space (space_id,
+// role, position, user_id): the admins, then the speakers, each numbered
+// from 0 in their order.
+func ParticipantRows(s *social.Space) [][]any {
+	rows := make([][]any, 0, len(s.Admins)+len(s.Speakers))
+	for role, ids := range [][]int64{SpaceAdmin: s.Admins, SpaceSpeaker: s.Speakers} {
+		for i, id := range ids {
+			rows = append(rows, []any{s.ID, int64(role), int64(i), id})
+		}
+	}
+	return rows
+}

@@ -23,12 +23,19 @@ const (
 	erin  = 5 // protected
 )
 
+// Fixture spaces.
+const (
+	endedSpace     = "1jMJgLdenVjxL" // ended, with a replay, admins and speakers
+	scheduledSpace = "1YpKkgVgevjGj" // scheduled, its host alone
+)
+
 // fixture is the small hand-built data set every reader and search test
 // reads. Expected results are written by hand against it.
 func fixture() *social.Batch {
 	b := &social.Batch{
 		Users: []social.User{
-			{ID: alice, ScreenName: "alice", Name: "Alice", Verified: true, FollowersCount: 10, CreatedAt: at(-1000), ProfessionalType: "Business"},
+			{ID: alice, ScreenName: "alice", Name: "Alice", Verified: true, FollowersCount: 10, CreatedAt: at(-1000), ProfessionalType: "Business",
+				ExtendedBio: "Building tools for foxes.\nNaïve about cafés, serious about data."},
 			{ID: bob, ScreenName: "Bob", Name: "Bob B", BlueVerified: true, CreatedAt: at(-900)},
 			{ID: carol, ScreenName: "carol", Name: "Carol", ShadowBanned: true, CreatedAt: at(-800)},
 			{ID: dave, ScreenName: "dave", Stub: true},
@@ -80,6 +87,13 @@ func fixture() *social.Batch {
 			{UserID: alice, PostID: 110, CreatedAt: at(290)},
 			{UserID: alice, PostID: 106, CreatedAt: at(310)},
 		},
+		Likes: []social.Like{
+			{PostID: 101, UserID: bob, CreatedAt: at(400)},
+			{PostID: 101, UserID: erin, CreatedAt: at(410)},
+			{PostID: 106, UserID: carol, CreatedAt: at(405)},
+			{PostID: 106, UserID: bob, CreatedAt: at(401)},
+			{PostID: 102, UserID: alice, CreatedAt: at(420)},
+		},
 		Lists: []social.List{
 			{ID: 700, OwnerID: alice, Name: "Friends", Description: "d", CreatedAt: at(30), MemberCount: 2},
 			{ID: 701, OwnerID: bob, Name: "Bobs", Mode: "Private", CreatedAt: at(40)},
@@ -102,11 +116,19 @@ func fixture() *social.Batch {
 			{CommunityID: 900, UserID: carol, Role: social.RoleModerator, JoinedAt: at(62)},
 			{CommunityID: 900, UserID: alice, Role: social.RoleAdmin, JoinedAt: at(61)},
 		},
+		Spaces: []social.Space{
+			{ID: endedSpace, CreatorID: alice, Title: "Foxes, live", State: social.SpaceEnded, CreatedAt: at(500),
+				ScheduledStart: at(510), StartedAt: at(512), EndedAt: at(560), UpdatedAt: at(561), Listeners: 42,
+				ReplayWatched: 7, Replay: true, Admins: []int64{alice, bob}, Speakers: []int64{carol, erin, dave}},
+			{ID: scheduledSpace, CreatorID: bob, Title: "Later", State: social.SpaceScheduled, CreatedAt: at(600),
+				ScheduledStart: at(2000), UpdatedAt: at(600), Admins: []int64{bob}},
+		},
 	}
 	return b
 }
 
 // Fixture is the suite's data set, for other packages' tests: five users
-// (one a stub, one shadow-banned), eleven posts with replies, a repost, a
-// quote, entities and CJK text, and every kind of relation.
+// (one a stub, one shadow-banned, one with an extended bio), eleven posts
+// with replies, a repost, a quote, entities and CJK text, every kind of
+// relation, likes, and two audio spaces.
 func Fixture() *social.Batch { return fixture() }

@@ -22,6 +22,7 @@ type Opener func(t *testing.T) social.Store
 func Run(t *testing.T, open Opener) {
 	t.Run("Write", func(t *testing.T) { testWrite(t, open) })
 	t.Run("Readers", func(t *testing.T) { testReaders(t, open) })
+	t.Run("LikesSpacesBios", func(t *testing.T) { testLikesSpacesBios(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })

@@ -35,7 +35,7 @@ func testWrite(t *testing.T, open Opener) {
 		}
 		wantCounts := map[string]int64{"users": 5, "posts": 11, "follows": 6, "reposts": 3, "affiliations": 2,
 			"highlights": 3, "lists": 3, "list_members": 2, "list_subscribers": 2, "communities": 1,
-			"community_members": 4, "api_keys": 0, "ledger": 0}
+			"community_members": 4, "likes": 5, "spaces": 2, "api_keys": 0, "ledger": 0}
 		for k, v := range wantCounts {
 			if counts[k] != v {
 				t.Errorf("Counts[%s] = %d, want %d", k, counts[k], v)
@@ -151,6 +151,7 @@ func testWrite(t *testing.T, open Opener) {
 			{Users: []social.User{{ID: 1, ScreenName: "ok"}, {ID: -4, ScreenName: "neg"}}},
 			{Users: []social.User{{ID: 1, ScreenName: "ok"}}, Posts: []social.Post{{ID: 5, AuthorID: 0}}},
 			{Users: []social.User{{ID: 1, ScreenName: "ok"}}, CommunityMembers: []social.CommunityMember{{CommunityID: 1, UserID: 1, Role: "King"}}},
+			{Users: []social.User{{ID: 1, ScreenName: "ok"}}, Spaces: []social.Space{{CreatorID: 1, State: social.SpaceEnded}}},
 		}
 		for i, b := range bad {
 			_, err := s.Write(ctx, b)

@@ -1,6 +1,7 @@
 // Package transfer copies a whole roost database from one store to another,
-// across engines (SQLite to PostgreSQL and back): every user, post,
-// relation, list and community, and the accounts verbatim (keys with their
+// across engines (SQLite to PostgreSQL and back): every user (extended bio
+// included), post, relation (likes included), list, community and audio
+// space, and the accounts verbatim (keys with their
 // digests, balances and revocations, and the ledger with its ids). Copying
 // twice changes nothing: values are upserted and account rows whose ids
 // exist are left alone.
@@ -147,6 +148,7 @@ func count(c Counts, b *social.Batch) {
 		"affiliations": len(b.Affiliations), "highlights": len(b.Highlights), "lists": len(b.Lists),
 		"list_members": len(b.ListMembers), "list_subscribers": len(b.ListSubscribers),
 		"communities": len(b.Communities), "community_members": len(b.CommunityMembers),
+		"likes": len(b.Likes), "spaces": len(b.Spaces),
 	} {
 		if n > 0 {
 			c[name] += int64(n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -86,10 +87,11 @@ func sameData(t *testing.T, what string, a, b store) {
 	}
 }
 
-// seed fills a store with the suite's fixture, many posts and follows (past
-// the bulk threshold and the export chunk, whose keys are one id and two)
-// and accounts with debits and a revocation.
-func seed(t *testing.T, s store) {
+// seed fills a store with the suite's fixture (likes, spaces and an
+// extended bio among its values), many posts, follows and likes (past the
+// bulk threshold and the export chunk, whose keys are one id and two),
+// spaces with rosters, and accounts with debits and a revocation.
+func seed(t *testing.T, s store) *social.Batch {
 	ctx := context.Background()
 	if _, err := s.Write(ctx, storetest.Fixture()); err != nil {
 		t.Fatal(err)
@@ -102,7 +104,14 @@ func seed(t *testing.T, s store) {
 	}
 	for i := int64(1); i <= 2500; i++ {
 		b.Follows = append(b.Follows, social.Follow{FollowerID: 1 + i%3, FolloweeID: 20000 + i, CreatedAt: time.UnixMicro(i).UTC()})
+		b.Likes = append(b.Likes, social.Like{PostID: 10000 + i, UserID: 1 + i%5, CreatedAt: time.UnixMicro(3 * i).UTC()})
 	}
+	for i := range 40 {
+		b.Spaces = append(b.Spaces, social.Space{ID: fmt.Sprintf("1Sp%010d", i), CreatorID: int64(1 + i%5),
+			Title: "space", State: social.SpaceEnded, CreatedAt: time.UnixMicro(int64(i + 1)).UTC(),
+			Replay: i%2 == 0, Admins: []int64{int64(1 + i%5)}, Speakers: []int64{2, 3}[:i%3]})
+	}
+	b.Users = []social.User{{ID: 6, ScreenName: "frank", Name: "Frank", ExtendedBio: "a second\nbio"}}
 	if _, err := s.Write(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +129,13 @@ func seed(t *testing.T, s store) {
 			}
 		}
 	}
+	return b
 }
 
 func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	lite := openSQLite(t)
-	seed(t, lite)
+	b := seed(t, lite)
 	pg := openPostgres(t)
 
 	var out bytes.Buffer
@@ -175,8 +185,24 @@ func TestRoundTrip(t *testing.T) {
 
 	// A sample read through the store interface agrees.
 	u, err := back.UserByScreenName(ctx, "ALICE")
-	if err != nil || u.ID != 1 || !u.Verified {
+	if err != nil || u.ID != 1 || !u.Verified || u.ExtendedBio != storetest.Fixture().Users[0].ExtendedBio {
 		t.Errorf("alice after the round trip: %+v, %v", u, err)
+	}
+	if u, err := back.User(ctx, 6); err != nil || u.ExtendedBio != "a second\nbio" {
+		t.Errorf("frank's extended bio after the round trip: %q, %v", u.ExtendedBio, err)
+	}
+	liking, err := back.LikingUsers(ctx, 10004, social.PageReq{Limit: 5})
+	if err != nil || len(liking.Items) != 1 || liking.Items[0].ID != 5 {
+		t.Errorf("likers of 10004 after the round trip: %+v, %v", liking.Items, err)
+	}
+	for _, want := range append(storetest.Fixture().Spaces, b.Spaces[5]) {
+		got, err := back.Space(ctx, want.ID)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("space %s after the round trip:\n%+v, %v\nwant %+v", want.ID, got, err, want)
+		}
+	}
+	if c, _ := back.Counts(ctx); c["likes"] != 2505 || c["spaces"] != 42 {
+		t.Errorf("counts after the round trip: %v", c)
 	}
 	kb, err := back.KeyByDigest(ctx, sha256.Sum256([]byte("two")))
 	if err != nil || kb.RevokedAt == nil || kb.Balance != 1970 {
