@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // A personal data export holds JavaScript files of the form
@@ -27,6 +28,15 @@ import (
 // export) names the account, and a reply or mention of NAME gives its id.
 // note-tweet.js holds the full text of long posts; a note is matched to its
 // post by creation time and text prefix.
+//
+// like.js lists the posts the owner liked, by id, with their text but
+// neither author nor time. Each becomes a like of the owner's (from
+// account.js, or recognised as above, or else named by Options.LikesOf;
+// with none of them the likes are skipped and the summary says why); the
+// liked post itself is not stored, its author being unknown. The like's
+// time is the liked post's creation time, read from its snowflake id: the
+// earliest the like can have been, and the same on every import (zero for
+// ids older than snowflakes).
 
 // exportSet is one export: a zip, or a tweets.js with its neighbours.
 type exportSet struct {
@@ -35,6 +45,7 @@ type exportSet struct {
 	profile *source
 	notes   *source
 	tweets  []*source
+	likes   []*source
 }
 
 // ytdItem is one element of an export file.
@@ -43,6 +54,18 @@ type ytdItem struct {
 	Account   *ytdAccount
 	Profile   *ytdProfile
 	NoteTweet *ytdNote `json:"noteTweet"`
+	Like      *ytdLike `json:"like"`
+}
+
+// notTweet reports whether the item is one of the other kinds.
+func (it *ytdItem) notTweet() bool {
+	return it.Account != nil || it.Profile != nil || it.NoteTweet != nil || it.Like != nil
+}
+
+type ytdLike struct {
+	TweetID     flexInt `json:"tweetId"`
+	FullText    string  `json:"fullText"`
+	ExpandedURL string  `json:"expandedUrl"`
 }
 
 type ytdAccount struct {
@@ -313,7 +336,7 @@ func eachExportTweet(ctx context.Context, src *source, fn func(*v1Status)) error
 		if json.Unmarshal(raw, &it) == nil {
 			if it.Tweet != nil {
 				fn(it.Tweet)
-			} else if it.Account == nil && it.Profile == nil && it.NoteTweet == nil {
+			} else if !it.notTweet() {
 				var s v1Status
 				if json.Unmarshal(raw, &s) == nil {
 					fn(&s)
@@ -334,7 +357,7 @@ func decodeExportTweet(owner social.User, notes noteIndex) valueFunc {
 		}
 		s := yi.Tweet
 		if s == nil {
-			if yi.Account != nil || yi.Profile != nil || yi.NoteTweet != nil {
+			if yi.notTweet() {
 				return []item{bad(at, "not a tweet item")}
 			}
 			s = new(v1Status)
@@ -362,6 +385,37 @@ func decodeExportTweet(owner social.User, notes noteIndex) valueFunc {
 		it.batch.Posts = append(it.batch.Posts, p)
 		return []item{it}
 	}
+}
+
+// errNoLiker is the skip reason of likes whose liking user is unknown.
+const errNoLiker = "like of an unknown user"
+
+// decodeExportLike converts one element of like.js into a like by liker
+// (0: unknown, the like is skipped).
+func decodeExportLike(liker int64) valueFunc {
+	return func(_ string, raw []byte, at RecordError) []item {
+		var yi ytdItem
+		if err := json.Unmarshal(raw, &yi); err != nil {
+			return []item{bad(at, "invalid export item: %v", err)}
+		}
+		if yi.Like == nil || yi.Like.TweetID <= 0 {
+			return []item{bad(at, "not a like item with a tweetId")}
+		}
+		if liker == 0 {
+			return []item{{skip: errNoLiker}}
+		}
+		id := int64(yi.Like.TweetID)
+		return []item{{batch: social.Batch{Likes: []social.Like{{PostID: id, UserID: liker, CreatedAt: snowflakeTime(id)}}}}}
+	}
+}
+
+// snowflakeTime is the creation time a snowflake id holds; zero for ids
+// older than snowflakes (below 2^42, far beyond the last counter id).
+func snowflakeTime(id int64) time.Time {
+	if id < 1<<42 {
+		return time.Time{}
+	}
+	return time.UnixMilli(id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS).UTC()
 }
 
 // decodeExportProfile handles an account.js or profile.js given on its own

@@ -33,10 +33,11 @@ type emitter struct {
 	conv  *convTracker
 	flush func(*social.Batch) error
 
-	cur   social.Batch
-	users map[int64]int
-	posts map[int64]int
-	rels  map[relKey]bool
+	cur    social.Batch
+	users  map[int64]int
+	posts  map[int64]int
+	rels   map[relKey]bool
+	spaces map[string]int
 
 	// Decoded totals, read by the progress reporter.
 	nPosts, nUsers atomic.Int64
@@ -53,6 +54,7 @@ func (e *emitter) reset() {
 	e.users = make(map[int64]int, e.size)
 	e.posts = make(map[int64]int, e.size)
 	e.rels = make(map[relKey]bool)
+	e.spaces = make(map[string]int)
 }
 
 // add takes one record.
@@ -108,11 +110,30 @@ func (e *emitter) add(it item) error {
 			e.cur.CommunityMembers = append(e.cur.CommunityMembers, m)
 		}
 	}
+	for _, l := range b.Likes {
+		if e.rel(relKey{'k', l.PostID, l.UserID}) {
+			e.cur.Likes = append(e.cur.Likes, l)
+		}
+	}
+	for _, s := range b.Spaces {
+		e.space(s)
+	}
 	e.cur.Lists = append(e.cur.Lists, b.Lists...)
 	if len(e.cur.Posts) >= e.size || len(e.cur.Users) >= 4*e.size || e.cur.Len() >= 8*e.size {
 		return e.done()
 	}
 	return nil
+}
+
+// space adds s to the batch; a later copy of a space replaces an earlier
+// one, as the store would.
+func (e *emitter) space(s social.Space) {
+	if i, ok := e.spaces[s.ID]; ok {
+		e.cur.Spaces[i] = s
+		return
+	}
+	e.spaces[s.ID] = len(e.cur.Spaces)
+	e.cur.Spaces = append(e.cur.Spaces, s)
 }
 
 func (e *emitter) rel(k relKey) bool {

@@ -20,11 +20,16 @@ func seeds(f *testing.F) {
 		`{"tweet_created_at":"2024-01-01T00:00:00Z","id_str":"1","user":{"id_str":"2"},"entities":{"hashtags":[{"text":"x","indices":[1]}]}}`,
 		`{"next_cursor":"x","lists":[{"id_str":"1","user_results":{"result":{"rest_id":"2"}}}]}`,
 		"window.YTD.tweets.part0 = [{\"tweet\":{\"id_str\":\"1\"}}]",
+		"window.YTD.like.part0 = [{\"like\":{\"tweetId\":\"1785738456069058617\"}},{\"like\":{}}]",
+		`{"data":{"audioSpace":{"metadata":{"rest_id":"1a","state":"Ended","ended_at":"17","creator_results":{"result":{"rest_id":"2"}}},` +
+			`"participants":{"admins":[{"user_results":{"rest_id":"3"}}],"speakers":[{}]}}}}`,
+		`{"entryId":"tweet-1","content":{"tweet_results":{"result":{"__typename":"Tweet","rest_id":"1","legacy":{}}}}}`,
 		`{"id_str":"99999999999999999999"}`, `{"id_str":1e400}`, `[[[[[[[[[[[[]]]]]]]]]]]]`,
 	} {
 		f.Add([]byte(s))
 	}
-	for _, name := range []string{"v1_array.json", "v1_search.json", "api_page.json", "v2_note.jsonl"} {
+	for _, name := range []string{"v1_array.json", "v1_search.json", "api_page.json", "v2_note.jsonl",
+		"graphql_audiospace.json", "graphql_favoriters.json"} {
 		if b, err := os.ReadFile(fixture(name)); err == nil {
 			f.Add(b)
 		}
@@ -67,7 +72,7 @@ func FuzzDecodeV1(f *testing.F) { fuzzDecoder(f, decodeV1, map[string]bool{"stat
 func FuzzDecodeV2(f *testing.F) { fuzzDecoder(f, decodeV2, nil) }
 
 func FuzzDecodeGraphQL(f *testing.F) {
-	fuzzDecoder(f, decodeGraphQL(gqlRelations{FollowersOf: 1}), nil)
+	fuzzDecoder(f, decodeGraphQL(gqlRelations{FollowersOf: 1, LikersOf: 2, LikesOf: 3}), nil)
 }
 
 func FuzzDecodeAPI(f *testing.F) {
@@ -83,11 +88,12 @@ func FuzzDecodeArchive(f *testing.F) {
 		}
 		var rest bytes.Buffer
 		_, _ = rest.ReadFrom(br)
-		dec := decodeExportTweet(social.User{ID: 1, ScreenName: "owner"}, noteIndex{})
-		_ = dec("", rest.Bytes(), RecordError{File: "fuzz"})
-		st := &streamer{name: "fuzz"}
-		if err := st.docs(context.Background(), bytes.NewReader(rest.Bytes()), dec, func(item) error { return nil }); err != nil {
-			t.Fatalf("stream error on in-memory input: %v", err)
+		for _, dec := range []valueFunc{decodeExportTweet(social.User{ID: 1, ScreenName: "owner"}, noteIndex{}), decodeExportLike(1)} {
+			_ = dec("", rest.Bytes(), RecordError{File: "fuzz"})
+			st := &streamer{name: "fuzz"}
+			if err := st.docs(context.Background(), bytes.NewReader(rest.Bytes()), dec, func(item) error { return nil }); err != nil {
+				t.Fatalf("stream error on in-memory input: %v", err)
+			}
 		}
 	})
 }

@@ -283,19 +283,30 @@ func gqlTweetResult(raw json.RawMessage, b *social.Batch, depth int) (int64, err
 	return p.ID, nil
 }
 
-// gqlRelations says whose user list a capture is, when its body does not.
+// gqlRelations says whose user list (or Likes timeline) a capture is, when
+// its body does not.
 type gqlRelations struct {
-	FollowersOf, FollowingOf, RepostersOf, ListMembersOf int64
+	FollowersOf, FollowingOf, RepostersOf, ListMembersOf, LikersOf int64
+	// LikesOf is the user whose Likes timeline the capture is: its tweet
+	// entries are that user's likes.
+	LikesOf int64
 }
 
 func (r gqlRelations) any() bool {
-	return r.FollowersOf != 0 || r.FollowingOf != 0 || r.RepostersOf != 0 || r.ListMembersOf != 0
+	return r.FollowersOf != 0 || r.FollowingOf != 0 || r.RepostersOf != 0 || r.ListMembersOf != 0 || r.LikersOf != 0
 }
 
 // gqlWalker walks a GraphQL response generically, in document order:
 // every tweet result outside another tweet is one record, every user result
-// outside a tweet another; users listed as timeline entries ("user-…")
-// get the relations named in rel.
+// outside a tweet another, and an audio space (data.audioSpace) another;
+// users listed as timeline entries ("user-…") get the relations named in
+// rel, and tweets listed as entries ("tweet-…") the like of rel.LikesOf.
+//
+// The web client sends the subject of a timeline (the tweetId of
+// Favoriters, the userId of Likes) in the request's variables, which a
+// captured response does not hold: rel supplies it. A like's time is in no
+// capture; it is stored as the liked post's creation time, read from its
+// snowflake id (as for like.js).
 type gqlWalker struct {
 	at    RecordError
 	rel   gqlRelations
@@ -351,7 +362,7 @@ func (w *gqlWalker) walk(raw []byte, path, entry string, depth int) {
 		}
 		switch typename {
 		case "Tweet", "TweetWithVisibilityResults", "TweetTombstone", "TweetUnavailable":
-			w.tweet(raw, path)
+			w.tweet(raw, path, entry)
 			return
 		case "User":
 			if w.user(raw, path, entry) {
@@ -372,7 +383,11 @@ func (w *gqlWalker) walk(raw []byte, path, entry string, depth int) {
 			}
 		}
 		for _, m := range members {
-			if m.key == "__typename" || m.key == "entryId" {
+			switch m.key {
+			case "__typename", "entryId":
+				continue
+			case "audioSpace":
+				w.space(m.value, path+"."+m.key)
 				continue
 			}
 			w.walk(m.value, path+"."+m.key, entry, depth+1)
@@ -380,9 +395,9 @@ func (w *gqlWalker) walk(raw []byte, path, entry string, depth int) {
 	}
 }
 
-func (w *gqlWalker) tweet(raw []byte, path string) {
+func (w *gqlWalker) tweet(raw []byte, path, entry string) {
 	var it item
-	_, err := gqlTweetResult(raw, &it.batch, 0)
+	id, err := gqlTweetResult(raw, &it.batch, 0)
 	switch {
 	case err == errTombstone:
 		it = item{skip: "tombstone"}
@@ -390,6 +405,8 @@ func (w *gqlWalker) tweet(raw []byte, path string) {
 		a := w.at
 		a.Path = path
 		it = bad(a, "%v", err)
+	case w.rel.LikesOf != 0 && strings.HasPrefix(entry, "tweet-"):
+		it.batch.Likes = append(it.batch.Likes, social.Like{PostID: id, UserID: w.rel.LikesOf, CreatedAt: snowflakeTime(id)})
 	}
 	w.out = append(w.out, it)
 }
@@ -429,9 +446,13 @@ func (w *gqlWalker) user(raw []byte, path, entry string) bool {
 		if w.rel.ListMembersOf != 0 {
 			b.ListMembers = append(b.ListMembers, social.ListMember{ListID: w.rel.ListMembersOf, UserID: u.ID})
 		}
+		if w.rel.LikersOf != 0 {
+			b.Likes = append(b.Likes, social.Like{PostID: w.rel.LikersOf, UserID: u.ID, CreatedAt: snowflakeTime(w.rel.LikersOf)})
+		}
 		if !w.rel.any() {
-			it.note = "a GraphQL user list (followers, following, reposters or list members) does not say whose list it is: " +
-				"its users were stored without relations; name the subject with --followers-of, --following-of, --reposters-of or --list-members-of"
+			it.note = "a GraphQL user list (followers, following, reposters, likers or list members) does not say whose list it is: " +
+				"its users were stored without relations; name the subject with --followers-of, --following-of, --reposters-of, " +
+				"--likers-of or --list-members-of"
 		}
 	}
 	w.out = append(w.out, it)

@@ -30,6 +30,19 @@
 //     do not name whose list they are: Options.FollowersOf and friends say
 //     it; without them the users are stored and the summary says so.
 //     Relation times are unknown and left zero.
+//   - Likes: no source says when a like happened, and captures of likers
+//     (GraphQL Favoriters) or of a user's likes (GraphQL Likes, the
+//     export's like.js) do not say whose they are: --likers-of and
+//     --likes-of say it (like.js takes its owner from account.js first).
+//     A like's time is the liked post's creation time, from its snowflake
+//     id: the earliest it can have been, and stable across imports. A
+//     like.js entry names no author, so the liked post is not stored.
+//   - Audio spaces (GraphQL AudioSpaceById): the creator is stored with its
+//     profile, admins and speakers as stubs, listeners not at all (their
+//     number is); the creator is the first admin.
+//   - No source read here carries an extended bio (GraphQL profile_bio and
+//     legacy.description are the ordinary bio): imported profiles have
+//     none, and a profile imported over a stored one erases it.
 //   - --strict makes a full validating pass over every input before
 //     writing anything: the first malformed record stops the command with
 //     the database untouched.
@@ -68,12 +81,17 @@ type Options struct {
 	// number of CPUs).
 	Workers int
 
-	// FollowersOf, FollowingOf, RepostersOf and ListMembersOf name the
-	// subject of a GraphQL user-list capture (Followers, Following,
-	// Retweeters, ListMembers), whose body does not say it: the listed
-	// users follow FollowersOf, are followed by FollowingOf, reposted
-	// RepostersOf, belong to ListMembersOf.
-	FollowersOf, FollowingOf, RepostersOf, ListMembersOf int64
+	// FollowersOf, FollowingOf, RepostersOf, ListMembersOf and LikersOf
+	// name the subject of a GraphQL user-list capture (Followers,
+	// Following, Retweeters, ListMembers, Favoriters), whose body does not
+	// say it: the listed users follow FollowersOf, are followed by
+	// FollowingOf, reposted RepostersOf, belong to ListMembersOf, liked
+	// the post LikersOf.
+	FollowersOf, FollowingOf, RepostersOf, ListMembersOf, LikersOf int64
+	// LikesOf names the user whose likes a GraphQL Likes capture lists
+	// (its tweet entries become likes of LikesOf), and the liking user of
+	// a like.js that comes without account.js.
+	LikesOf int64
 }
 
 // Import loads files into w and reports what it did. Records that cannot
@@ -160,7 +178,8 @@ type run struct {
 func newRun(opt Options, total int64, label string) *run {
 	return &run{opt: opt, total: total, label: label, rel: gqlRelations{
 		FollowersOf: opt.FollowersOf, FollowingOf: opt.FollowingOf,
-		RepostersOf: opt.RepostersOf, ListMembersOf: opt.ListMembersOf}}
+		RepostersOf: opt.RepostersOf, ListMembersOf: opt.ListMembersOf,
+		LikersOf: opt.LikersOf, LikesOf: opt.LikesOf}}
 }
 
 // pass decodes every file, handing batches to write on a separate
@@ -301,6 +320,9 @@ func (r *run) source(ctx context.Context, src *source, emit func(item) error) er
 			return emit(item{batch: social.Batch{Users: []social.User{u}}})
 		case "note_tweet":
 			return emit(item{note: src.name + ": note-tweet.js is used together with tweets.js (beside it or in the zip)"})
+		case "like":
+			x.likes = []*source{src}
+			return r.export(ctx, x, emit)
 		}
 		x.tweets = []*source{src}
 		return r.export(ctx, x, emit)
@@ -336,8 +358,25 @@ func (r *run) export(ctx context.Context, x *exportSet, emit func(item) error) e
 			return err
 		}
 	}
-	dec := decodeExportTweet(owner, notes)
-	for _, src := range x.tweets {
+	if err := exportFiles(ctx, x.tweets, decodeExportTweet(owner, notes), emit); err != nil {
+		return err
+	}
+	liker := owner.ID
+	if liker == 0 {
+		liker = r.opt.LikesOf
+	}
+	if liker == 0 && len(x.likes) > 0 {
+		if err := emit(item{note: x.name + ": like.js does not say whose likes it lists and no account.js names the owner: " +
+			"its likes were skipped; name the user with --likes-of"}); err != nil {
+			return err
+		}
+	}
+	return exportFiles(ctx, x.likes, decodeExportLike(liker), emit)
+}
+
+// exportFiles streams the elements of export files through dec.
+func exportFiles(ctx context.Context, srcs []*source, dec valueFunc, emit func(item) error) error {
+	for _, src := range srcs {
 		if err := func() error {
 			rc, err := src.open()
 			if err != nil {

@@ -22,13 +22,16 @@ type recorder struct {
 	lists   map[int64]social.List
 	comms   map[int64]social.Community
 	members map[[2]int64]social.ListMember
+	likes   map[[2]int64]social.Like
+	spaces  map[string]social.Space
 }
 
 func newRecorder() *recorder {
 	return &recorder{posts: map[int64]social.Post{}, users: map[int64]social.User{},
 		follows: map[[2]int64]social.Follow{}, reposts: map[[2]int64]social.Repost{},
 		lists: map[int64]social.List{}, comms: map[int64]social.Community{},
-		members: map[[2]int64]social.ListMember{}}
+		members: map[[2]int64]social.ListMember{}, likes: map[[2]int64]social.Like{},
+		spaces: map[string]social.Space{}}
 }
 
 func (r *recorder) Write(_ context.Context, b *social.Batch) (social.WriteStats, error) {
@@ -76,6 +79,12 @@ func (r *recorder) Write(_ context.Context, b *social.Batch) (social.WriteStats,
 	}
 	for _, m := range b.ListMembers {
 		r.members[[2]int64{m.ListID, m.UserID}] = m
+	}
+	for _, l := range b.Likes {
+		r.likes[[2]int64{l.PostID, l.UserID}] = l
+	}
+	for _, s := range b.Spaces {
+		r.spaces[s.ID] = s
 	}
 	return st, nil
 }

@@ -103,7 +103,10 @@ func isZip(p string) (bool, error) {
 	return bytes.Equal(head[:n], zipMagic), nil
 }
 
-var tweetsPart = regexp.MustCompile(`^tweets?(-part\d+)?\.js$`)
+var (
+	tweetsPart = regexp.MustCompile(`^tweets?(-part\d+)?\.js$`)
+	likePart   = regexp.MustCompile(`^like(-part\d+)?\.js$`)
+)
 
 // zipExport opens an export zip as an export set. The caller closes the
 // returned closer when done.
@@ -144,12 +147,15 @@ func zipExport(p string, counter *atomic.Int64) (*exportSet, io.Closer, error) {
 			x.notes = s
 		case tweetsPart.MatchString(base):
 			x.tweets = append(x.tweets, s)
+		case likePart.MatchString(base):
+			x.likes = append(x.likes, s)
 		}
 	}
 	sort.Slice(x.tweets, func(i, j int) bool { return x.tweets[i].name < x.tweets[j].name })
-	if len(x.tweets) == 0 && x.account == nil {
+	sort.Slice(x.likes, func(i, j int) bool { return x.likes[i].name < x.likes[j].name })
+	if len(x.tweets) == 0 && x.account == nil && len(x.likes) == 0 {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: zip holds no data/tweets.js or data/account.js", p)
+		return nil, nil, fmt.Errorf("%s: zip holds no data/tweets.js, data/like.js or data/account.js", p)
 	}
 	return x, f, nil
 }

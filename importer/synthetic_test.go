@@ -150,7 +150,7 @@ func TestReimportIsIdempotent(t *testing.T) {
 func TestExportZip(t *testing.T) {
 	rec := newRecorder()
 	sum := importInto(t, rec, Options{}, fixture("export.zip"))
-	check(t, "read", sum.Read, 2)
+	check(t, "read", sum.Read, 4)
 	check(t, "skipped", sum.Skipped, 0)
 	u := mustUser(t, rec, 9100000000000000060)
 	check(t, "screen name", u.ScreenName, "owner_x")

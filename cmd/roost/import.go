@@ -19,6 +19,8 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	followingOf := fs.Int64("following-of", 0, "user id whose followings a GraphQL Following capture lists")
 	repostersOf := fs.Int64("reposters-of", 0, "post id whose reposters a GraphQL Retweeters capture lists")
 	membersOf := fs.Int64("list-members-of", 0, "list id whose members a GraphQL ListMembers capture lists")
+	likersOf := fs.Int64("likers-of", 0, "post id whose likers a GraphQL Favoriters capture lists")
+	likesOf := fs.Int64("likes-of", 0, "user id whose likes a GraphQL Likes capture (or a like.js without account.js) lists")
 	if err := parse(fs, args, true); err != nil {
 		return err
 	}
@@ -39,7 +41,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	sum, err := importer.Import(ctx, s, fs.Args(), importer.Options{
 		Format: *format, Strict: *strict, Progress: e.stderr, Terminal: isTerminal(e.stderr), Log: e.log,
 		BatchSize: *batch, FollowersOf: *followersOf, FollowingOf: *followingOf, RepostersOf: *repostersOf,
-		ListMembersOf: *membersOf,
+		ListMembersOf: *membersOf, LikersOf: *likersOf, LikesOf: *likesOf,
 	})
 	fmt.Fprintln(e.stdout, sum.String())
 	if err != nil {

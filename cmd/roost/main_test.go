@@ -136,19 +136,46 @@ func TestGenPrintsSummary(t *testing.T) {
 	var sum struct {
 		Posts    int64             `json:"posts"`
 		Users    int64             `json:"users"`
+		Likes    int64             `json:"likes"`
+		Spaces   int64             `json:"spaces"`
+		Bios     int64             `json:"extended_bios"`
 		Examples map[string]string `json:"examples"`
 	}
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
 	}
-	if sum.Posts != 3000 || sum.Users != 300 {
+	if sum.Posts != 3000 || sum.Users != 300 || sum.Likes == 0 || sum.Spaces == 0 || sum.Bios == 0 {
 		t.Fatalf("counts %+v", sum)
 	}
 	for _, k := range []string{"user_id", "username", "protected_user_id", "shadow_banned_username",
-		"organization_user_id", "thread_id", "community_id", "list_id", "post_id"} {
+		"organization_user_id", "thread_id", "community_id", "list_id", "post_id", "space_id", "extended_bio_username"} {
 		if sum.Examples[k] == "" {
 			t.Errorf("examples lack %s: %v", k, sum.Examples)
 		}
+	}
+}
+
+// TestImportNamesLikes imports GraphQL captures of likers and of a user's
+// likes with the flags that name their subjects.
+func TestImportNamesLikes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "i.db")
+	testdata := filepath.Join("..", "..", "importer", "testdata")
+	for _, args := range [][]string{
+		{"--likers-of", "1785738456069058617", filepath.Join(testdata, "graphql_favoriters.json")},
+		{"--likes-of", "42", filepath.Join(testdata, "graphql_likes.json")},
+	} {
+		if code, _, errOut := roost(t, append([]string{"import", "--db", db}, args...)...); code != 0 {
+			t.Fatalf("import %v: %d %s", args, code, errOut)
+		}
+	}
+	s, err := openStore(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Counts(context.Background())
+	if err != nil || c["likes"] != 4 {
+		t.Errorf("counts %v, %v; want 4 likes", c, err)
 	}
 }
 
