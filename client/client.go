@@ -127,6 +127,7 @@ type request struct {
 	path     string // below the base URL, prefix included where it applies
 	query    url.Values
 	body     any
+	raw      []byte // an encoded body, sent as is (Raw)
 	maxItems int
 }
 
@@ -140,7 +141,7 @@ func (c *Client) call(ctx context.Context, req request, decode func([]byte) (int
 	}
 	items := 0
 	defer func() { c.budget.settle(reserved, items) }()
-	var body []byte
+	body := req.raw
 	if req.body != nil {
 		if body, err = json.Marshal(req.body); err != nil {
 			return fmt.Errorf("client: encode request: %w", err)

@@ -35,7 +35,8 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			fail(err)
 			return
 		}
-		a, err := rt.parse(r, s.now())
+		gateway := s.upstream != nil && !rt.free
+		a, err := rt.parse(r, s.now(), gateway)
 		if err != nil {
 			fail(err)
 			return
@@ -45,14 +46,20 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		a.key = &key
-		body, items, err := rt.serve(ctx, s, a)
+		serve := rt.serve
+		if gateway {
+			serve = s.serveUpstream(rt, r)
+		}
+		body, items, err := serve(ctx, s, a)
 		if err != nil {
 			fail(s.classify(rt, err))
 			return
 		}
 		buf := s.buffers.get()
 		defer s.buffers.put(buf)
-		if err := encodeJSON(buf, body); err != nil {
+		if raw, ok := body.(rawJSON); ok {
+			buf.Write(raw)
+		} else if err := encodeJSON(buf, body); err != nil {
 			fail(err)
 			return
 		}
@@ -96,9 +103,12 @@ func (s *server) allow(ctx context.Context, key *social.APIKey) error {
 // error itself when it already is an answer, else a 500.
 func (s *server) classify(rt *route, err error) error {
 	var ae *apiError
+	var an *Answer
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &an):
+		return &apiError{status: an.Status, message: an.Message, errors: an.Errors}
 	case errorsIsNotFound(err):
 		return notFound(rt.notFound)
 	case errors.Is(err, social.ErrInvalid):

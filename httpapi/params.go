@@ -27,6 +27,7 @@ type args struct {
 	ids   []int64        // tweets-by-ids, distinct, in request order
 	names []string       // users-by-usernames, distinct (any case), in request order
 	scope []byte         // names the results for cursors
+	raw   []byte         // the JSON body as sent
 	limit int            // page size
 	key   *social.APIKey // the caller
 }
@@ -41,7 +42,9 @@ const (
 
 // parse validates everything a route takes, in a fixed order: path
 // parameter, type, query, cursor, body. The first problem is the answer.
-func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
+// In gateway mode cursors are upstream's: they are not decoded here but
+// passed upstream verbatim.
+func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, error) {
 	a := &args{limit: rt.limit}
 	scope := []string{rt.name}
 	qs := r.URL.Query()
@@ -124,6 +127,9 @@ func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
 		case "null", "undefined":
 			return nil, invalid("cursor", "is "+c+"; omit it (or send it empty) for the first page")
 		default:
+			if gateway {
+				break
+			}
 			k, err := decodeCursor(a.scope, c)
 			if err != nil {
 				return nil, invalid("cursor", "is not a cursor of this endpoint and query")
@@ -207,6 +213,7 @@ func (a *args) parseBody(r *http.Request, kind bodyKind) error {
 		}
 		return fmt.Errorf("read request body: %w", err)
 	}
+	a.raw = data
 	field := "ids"
 	if kind == bodyUsernames {
 		field = "usernames"

@@ -44,6 +44,8 @@ type Config struct {
 	// CORSOrigins are the origins whose browser clients may call the API
 	// ("*": any); none by default.
 	CORSOrigins []string
+	// Upstream, when set, answers every data route (gateway mode).
+	Upstream Upstream
 }
 
 // server is the handler New returns.
@@ -60,6 +62,7 @@ type server struct {
 	cors          cors
 	mux           *http.ServeMux
 	buffers       bufferPool
+	upstream      Upstream
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -94,6 +97,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		metrics:       newMetrics(cfg.Registry),
 		cors:          cors(cfg.CORSOrigins),
 		mux:           http.NewServeMux(),
+		upstream:      cfg.Upstream,
 	}
 	for _, rt := range routes() {
 		for _, p := range rt.patterns() {

@@ -127,3 +127,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Gateway is the storage of the gateway (roost serve --upstream).
+func (s *Store) Gateway() sqlstore.Gateway {
+	db := pgDB{pool: s.pool, numbered: &sync.Map{}}
+	return sqlstore.Gateway{Read: db, Write: db}
+}

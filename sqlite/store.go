@@ -193,3 +193,9 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 	}
 	return out, nil
 }
+
+// Gateway is the storage of the gateway (roost serve --upstream); its
+// writes go through the one write connection.
+func (s *Store) Gateway() sqlstore.Gateway {
+	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.write.QueryContext)}
+}

@@ -1,0 +1,232 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+
+	"roost/client"
+	"roost/httpapi"
+	"roost/importer"
+	"roost/social"
+	"roost/sqlstore"
+)
+
+// DefaultPrice is what upstream is assumed to bill per returned item, in
+// micro-USD (0.0002 USD).
+const DefaultPrice = client.DefaultPrice
+
+// MsgBudgetSpent is the 402 message when the shared upstream budget does
+// not cover a request that needs upstream.
+const MsgBudgetSpent = "The shared upstream budget is spent"
+
+// Config is a gateway's setup.
+type Config struct {
+	// Client calls upstream (its retries apply; its own budget should be
+	// unset: the shared budget is Limits).
+	Client *client.Client
+	// Store keeps the page cache, the upstream ledger and the budget.
+	Store sqlstore.Gateway
+	// Writer stores the posts and users of fetched pages.
+	Writer social.Writer
+	// Price is upstream's price per item in micro-USD (0: DefaultPrice).
+	Price int64
+	// Limits are the shared upstream budgets (none: unlimited).
+	Limits []Limit
+	// Fresh is how long a cached page of each class is served (missing
+	// classes: DefaultFresh).
+	Fresh map[string]time.Duration
+	// Now is the clock (nil: time.Now); Log the logger (nil: discard);
+	// Registry receives the metrics (nil: none kept).
+	Now      func() time.Time
+	Log      *slog.Logger
+	Registry prometheus.Registerer
+}
+
+// Gateway is an httpapi.Upstream.
+type Gateway struct {
+	cfg     Config
+	fresh   map[string]time.Duration
+	flight  singleflight.Group
+	metrics *metrics
+}
+
+var _ httpapi.Upstream = (*Gateway)(nil)
+
+// New returns a gateway.
+func New(cfg Config) *Gateway {
+	if cfg.Price <= 0 {
+		cfg.Price = DefaultPrice
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	fresh := make(map[string]time.Duration, len(DefaultFresh))
+	for c, d := range DefaultFresh {
+		fresh[c] = d
+	}
+	for c, d := range cfg.Fresh {
+		fresh[c] = d
+	}
+	return &Gateway{cfg: cfg, fresh: fresh, metrics: newMetrics(cfg.Registry)}
+}
+
+// fetched is the outcome of one upstream call, shared by the requests
+// that waited for it.
+type fetched struct {
+	page   sqlstore.CachedPage
+	leader string // the request that made the call and is charged its cost
+	cost   int64  // what upstream billed
+}
+
+// Fetch answers one request from the cache or upstream, and records it in
+// the upstream ledger.
+func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byte, int, error) {
+	key := cacheKey(req)
+	entry := sqlstore.UpstreamEntry{RequestID: req.RequestID, KeyID: req.KeyID, Endpoint: req.Route,
+		Status: http.StatusOK, At: g.cfg.Now()}
+	defer func() {
+		if err := g.cfg.Store.LogUpstream(context.WithoutCancel(ctx), entry); err != nil {
+			g.cfg.Log.ErrorContext(ctx, "upstream ledger", "request_id", req.RequestID, "err", err)
+		}
+	}()
+	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+		entry.Status = http.StatusInternalServerError
+		return nil, 0, err
+	} else if ok {
+		entry.CacheHit = true
+		g.metrics.cache.WithLabelValues(req.Route, "hit").Inc()
+		return p.Body, p.Items, nil
+	}
+	g.metrics.cache.WithLabelValues(req.Route, "miss").Inc()
+	v, err, _ := g.flight.Do(key, func() (any, error) {
+		// The caller going away must not fail the others waiting.
+		return g.fetch(context.WithoutCancel(ctx), key, req)
+	})
+	f, _ := v.(*fetched)
+	if f != nil && f.leader == req.RequestID {
+		entry.Micros = f.cost
+	}
+	if err != nil {
+		err = answer(req.Route, err)
+		var an *httpapi.Answer
+		if errors.As(err, &an) {
+			entry.Status = an.Status
+		} else {
+			entry.Status = http.StatusInternalServerError
+		}
+		return nil, 0, err
+	}
+	return f.page.Body, f.page.Items, nil
+}
+
+// cached returns the stored page under key when it is fresh.
+func (g *Gateway) cached(ctx context.Context, key, route string) (sqlstore.CachedPage, bool, error) {
+	p, ok, err := g.cfg.Store.Page(ctx, key)
+	if err != nil || !ok {
+		return p, false, err
+	}
+	return p, g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)], nil
+}
+
+// fetch calls upstream for req under the shared budget, then stores the
+// page and its data. It always returns a *fetched (its cost counts even
+// when the call failed).
+func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamRequest) (*fetched, error) {
+	f := &fetched{leader: req.RequestID}
+	// Another replica (or a call that just ended) may have stored it.
+	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+		return f, err
+	} else if ok {
+		f.page = p
+		return f, nil
+	}
+	now := g.cfg.Now()
+	limits := budgets(g.cfg.Limits, now)
+	reserved := int64(max(req.MaxItems, 1)) * g.cfg.Price
+	if err := g.cfg.Store.Reserve(ctx, limits, reserved); err != nil {
+		if errors.Is(err, sqlstore.ErrBudgetSpent) {
+			g.metrics.calls.WithLabelValues(req.Route, "budget").Inc()
+			return f, &httpapi.Answer{Status: http.StatusPaymentRequired, Message: MsgBudgetSpent}
+		}
+		return f, err
+	}
+	body, items, err := g.cfg.Client.Raw(ctx, req.Method, req.Path, req.Query, req.Body, req.MaxItems)
+	if err == nil {
+		f.cost = min(int64(items)*g.cfg.Price, reserved)
+	}
+	if serr := g.cfg.Store.Settle(ctx, limits, reserved, f.cost); serr != nil {
+		g.cfg.Log.ErrorContext(ctx, "settle upstream budget", "request_id", req.RequestID, "err", serr)
+	}
+	g.metrics.spend.WithLabelValues(req.Route).Add(float64(f.cost))
+	if err != nil {
+		g.metrics.calls.WithLabelValues(req.Route, "error").Inc()
+		return f, err
+	}
+	g.metrics.calls.WithLabelValues(req.Route, "ok").Inc()
+	f.page = sqlstore.CachedPage{Body: body, Items: items, FetchedAt: now}
+	if err := g.cfg.Store.PutPage(ctx, key, req.Route, f.page); err != nil {
+		g.cfg.Log.ErrorContext(ctx, "cache page", "request_id", req.RequestID, "err", err)
+	}
+	g.storeData(ctx, req, body)
+	return f, nil
+}
+
+// storeData writes the posts and users of a fetched page. A page whose
+// data cannot be read or written is still served (and logged).
+func (g *Gateway) storeData(ctx context.Context, req httpapi.UpstreamRequest, body []byte) {
+	b, err := importer.DecodePage(body)
+	if err == nil && b != nil && b.Len() > 0 {
+		_, err = g.cfg.Writer.Write(ctx, b)
+	}
+	if err != nil {
+		g.cfg.Log.WarnContext(ctx, "store the data of an upstream page", "request_id", req.RequestID,
+			"route", req.Route, "err", err)
+	}
+}
+
+// answer maps an upstream failure to what the caller gets: upstream's
+// 402 is the shared budget running out; its other 4xx answers about the
+// request (404, 403, 422, …) are passed on; anything else (5xx, 429 and
+// transport errors after the retries, 401 of the upstream key) is a 500.
+func answer(route string, err error) error {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		switch s := ce.Status; {
+		case s == http.StatusPaymentRequired:
+			return &httpapi.Answer{Status: s, Message: MsgBudgetSpent}
+		case s >= 400 && s < 500 && s != http.StatusUnauthorized && s != http.StatusTooManyRequests &&
+			s != http.StatusRequestTimeout:
+			return &httpapi.Answer{Status: s, Message: ce.Message, Errors: ce.Errors}
+		}
+	}
+	var an *httpapi.Answer
+	if errors.As(err, &an) {
+		return an
+	}
+	return fmt.Errorf("upstream %s: %w", route, err)
+}
+
+// cacheKey names a request's answer: the route, its path values, its
+// query string (cursor included) and its body.
+func cacheKey(req httpapi.UpstreamRequest) string {
+	h := sha256.New()
+	h.Write([]byte(req.Route + "\x00" + strings.Join(req.PathValues, "\x00") + "\x00\x00" + req.Query.Encode() + "\x00"))
+	h.Write(req.Body)
+	return hex.EncodeToString(h.Sum(nil))
+}
