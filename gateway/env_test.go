@@ -260,7 +260,7 @@ func tweetIDs(t testing.TB, body string) []string {
 	t.Helper()
 	var env struct {
 		Tweets []struct {
-			ID string `json:"id"`
+			ID string `json:"id_str"`
 		} `json:"tweets"`
 	}
 	if err := json.Unmarshal([]byte(body), &env); err != nil {

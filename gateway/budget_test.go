@@ -1,0 +1,132 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"roost/postgres"
+	"roost/storetest"
+)
+
+func TestParseLimit(t *testing.T) {
+	for in, want := range map[string]Limit{"10/day": {10_000_000, true}, "100": {100_000_000, false}, "0.5": {500_000, false}} {
+		if got, err := ParseLimit(in); err != nil || got != want {
+			t.Errorf("ParseLimit(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "10/week", "ten", "10/"} {
+		if _, err := ParseLimit(bad); err == nil {
+			t.Errorf("ParseLimit(%q): no error", bad)
+		}
+	}
+}
+
+func TestParseFresh(t *testing.T) {
+	m := map[string]time.Duration{}
+	if err := ParseFresh("search=90s, profile=2h", m); err != nil || m[ClassSearch].Seconds() != 90 || m[ClassProfile].Hours() != 2 {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, bad := range []string{"nope=1s", "search", "search=soon", "search=-1s"} {
+		if err := ParseFresh(bad, m); err == nil {
+			t.Errorf("ParseFresh(%q): no error", bad)
+		}
+	}
+}
+
+func TestBudgetSQLite(t *testing.T) {
+	up := sharedUpstream(t)
+	st := openSQLite(t, filepath.Join(t.TempDir(), "gw.db"))
+	defer st.Close()
+	testBudget(t, up, []*front{newFront(t, up, st, Limit{Micros: 6_000})}, 6_000, "total")
+}
+
+// TestBudgetPostgres runs two replicas on one PostgreSQL schema under a
+// total and a (smaller) daily budget.
+func TestBudgetPostgres(t *testing.T) {
+	up := sharedUpstream(t)
+	url := storetest.FreshSchema(t, storetest.PostgresURL(t))
+	var fronts []*front
+	for range 2 {
+		st, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		fronts = append(fronts, newFront(t, up, st, Limit{Micros: 20_000}, Limit{Micros: 5_000, Daily: true}))
+	}
+	testBudget(t, up, fronts, 5_000, "day:"+testNow.Format("2006-01-02"))
+}
+
+// testBudget sends 32 users' requests at once, each for posts no other
+// asks for, and checks that upstream billed no more than limit, exactly
+// what the budget and the upstream ledger say, and that the rest were
+// refused with the shared budget's 402.
+func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period string) {
+	ctx := context.Background()
+	var ids []string
+	for _, page := range walk(t, up.h, up.key, userPath(up.sum.Examples.UserID, "tweets-and-replies")) {
+		ids = append(ids, tweetIDs(t, page)...)
+	}
+	const users, perUser, batch = 32, 3, 1
+	if len(ids) < users*perUser*batch {
+		t.Fatalf("%d posts; the test needs %d", len(ids), users*perUser*batch)
+	}
+	keys := make([]string, users)
+	for i := range keys {
+		keys[i], _ = newKey(fronts[0].store, 1_000_000)
+	}
+	upBefore := balance(t, up.store, up.keyID)
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for u := range users {
+		wg.Go(func() {
+			f := fronts[u%len(fronts)]
+			for r := range perUser {
+				n := (u*perUser + r) * batch
+				body := fmt.Sprintf(`{"ids":["%s"]}`, strings.Join(ids[n:n+batch], `","`))
+				code, resp := do(f.h, keys[u], http.MethodPost, "/social/tweets-by-ids", body)
+				if code == http.StatusUnprocessableEntity {
+					t.Errorf("%s: %s", body, resp)
+				}
+				if code == http.StatusPaymentRequired && !strings.Contains(resp, MsgBudgetSpent) {
+					t.Errorf("402 without the shared budget's message: %s", resp)
+				}
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	billed := upBefore - balance(t, up.store, up.keyID)
+	if codes[http.StatusOK] == 0 || codes[http.StatusPaymentRequired] == 0 || codes[200]+codes[402] != users*perUser {
+		t.Fatalf("answers %v; want some 200s and the rest 402", codes)
+	}
+	if billed > limit || billed == 0 {
+		t.Fatalf("upstream billed %d micro-USD under a budget of %d", billed, limit)
+	}
+	g := fronts[0].store.Gateway()
+	spent, reserved, err := g.Spent(ctx, period)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := g.UpstreamLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged int64
+	for _, e := range entries {
+		logged += e.Micros
+	}
+	if spent != billed || reserved != 0 || logged != billed || len(entries) != users*perUser {
+		t.Fatalf("budget %s: spent %d reserved %d, ledger %d in %d rows; upstream billed %d", period, spent, reserved, logged, len(entries), billed)
+	}
+	t.Logf("answers %v, upstream billed %d of %d micro-USD", codes, billed, limit)
+}
