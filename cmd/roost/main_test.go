@@ -273,3 +273,53 @@ func TestServeSecondStartMakesNoKey(t *testing.T) {
 		t.Fatalf("bad key: %d", code)
 	}
 }
+
+// TestServeGateway runs a roost over a small network and a gateway roost
+// in front of it: a timeline page through the gateway equals upstream's.
+func TestServeGateway(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "up.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "200", "--posts", "2000"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, upKey, errOut := roost(t, "keys", "create", "--db", db, "--credits", "10")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	upKey = strings.TrimSpace(upKey)
+	up, _ := serve(t, "--db", db, "--demo=false")
+	keyFile := filepath.Join(dir, "upstream.key")
+	if err := os.WriteFile(keyFile, []byte(upKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gw, errb := serve(t, "--db", filepath.Join(dir, "gw.db"), "--upstream", up, "--upstream-key-file", keyFile,
+		"--upstream-budget", "1/day", "--fresh", "timeline=1m")
+	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(errb.String())
+	if key == nil || !strings.Contains(errb.String(), "upstream budget 1 USD/day") {
+		t.Fatalf("no demo key or budget printed:\n%s", errb.String())
+	}
+	wantCode, want := get(t, up+"/social/search?query=the", upKey)
+	gotCode, got := get(t, gw+"/social/search?query=the", key[1])
+	if gotCode != wantCode || got != want {
+		t.Fatalf("gateway %d %.200s\nupstream %d %.200s", gotCode, got, wantCode, want)
+	}
+}
+
+func TestServeGatewayNeedsKey(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("ROOST_UPSTREAM_KEY", "")
+	code, _, errOut := roost(t, "serve", "--upstream", "http://127.0.0.1:1")
+	if code != 2 || !strings.Contains(errOut, "ROOST_UPSTREAM_KEY") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, args := range [][]string{{"--upstream-budget", "5"}, {"--upstream", "ftp://x", "--upstream-key-file", "k"},
+		{"--upstream", "http://x", "--upstream-budget", "5/week"}, {"--upstream", "http://x", "--fresh", "later=1s"}} {
+		code, _, errOut = roost(t, append([]string{"serve"}, args...)...)
+		if code != 2 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if _, err := os.Stat("roost.db"); err == nil {
+			t.Fatalf("%v left roost.db behind", args)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"roost/billing"
 	"roost/gen"
 	"roost/httpapi"
@@ -29,7 +31,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	price := usdFlag{micros: billing.DefaultPrice, set: true}
 	fs.Var(&price, "price", "price of one returned item in US dollars")
 	rate := fs.Int("rate-limit", httpapi.DefaultRateLimit, "default requests per minute per key (a key's own limit wins)")
-	demo := fs.Bool("demo", true, "fill an empty database with the demo network and create a demo key")
+	demo := fs.Bool("demo", true, "fill an empty database with the demo network and create a demo key (with --upstream: only the key, in a database without keys)")
 	searchTimeout := fs.Duration("search-timeout", httpapi.DefaultSearchTimeout,
 		"longest work for one search page; a slower one is answered 422 Query too expensive (at most "+maxSearchTimeout.String()+")")
 	var origins []string
@@ -42,6 +44,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			}
 			return nil
 		})
+	gw := addGatewayFlags(fs)
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -53,6 +56,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	if *rate <= 0 {
 		return usageError("--rate-limit must be more than 0")
+	}
+	if err := gw.validate(); err != nil {
+		return err
 	}
 	// Listen first: a bad or busy address fails before the database is
 	// created or any demo data generated.
@@ -66,19 +72,32 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
+	reg := prometheus.NewRegistry()
+	upstream, err := gw.build(s, e, reg)
+	if err != nil {
+		return err
+	}
 	var demoKey string
 	var examples *gen.Examples
-	if *demo {
-		if demoKey, examples, err = fillDemo(ctx, e, s); err != nil {
-			return err
-		}
+	switch {
+	case *demo && upstream != nil:
+		demoKey, err = demoKeyOnly(ctx, s)
+	case *demo:
+		demoKey, examples, err = fillDemo(ctx, e, s)
+	}
+	if err != nil {
+		return err
 	}
 	limiter, err := newLimiter(s)
 	if err != nil {
 		return err
 	}
-	h := httpapi.New(httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout,
-		CORSOrigins: origins}, s, limiter, e.log)
+	cfg := httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout,
+		CORSOrigins: origins, Registry: reg}
+	if upstream != nil {
+		cfg.Upstream = upstream
+	}
+	h := httpapi.New(cfg, s, limiter, e.log)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -88,6 +107,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		MaxHeaderBytes:    64 << 10,
 	}
 	base := "http://" + ln.Addr().String()
+	if upstream != nil {
+		fmt.Fprintln(e.stderr, gw.describe())
+	}
 	fmt.Fprintf(e.stderr, "roost serving %s on %s\n", *db, base)
 	if demoKey != "" {
 		printDemo(e, base, demoKey, examples)
@@ -109,6 +131,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stderr, "roost stopped")
 	return nil
+}
+
+// demoKeyOnly makes the demo key of a database without keys, in gateway
+// mode (where the data comes from upstream, never from gen).
+func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
+	counts, err := s.Counts(ctx)
+	if err != nil || counts["api_keys"] > 0 {
+		return "", err
+	}
+	key, _, err := createKey(ctx, s, "demo", demoCredit, 0)
+	return key, err
 }
 
 // fillDemo fills a database that holds nothing at all (no users, posts or

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"roost/billing"
+	"roost/client"
+	"roost/gateway"
+	"roost/postgres"
+	"roost/social"
+	"roost/sqlite"
+	"roost/sqlstore"
+)
+
+// upstreamKeyEnv names the environment variable of the upstream key.
+const upstreamKeyEnv = "ROOST_UPSTREAM_KEY"
+
+// gatewayFlags are serve's gateway flags.
+type gatewayFlags struct {
+	url     *string
+	keyFile *string
+	price   usdFlag
+	limits  []gateway.Limit
+	fresh   map[string]time.Duration
+}
+
+func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
+	g := &gatewayFlags{price: usdFlag{micros: gateway.DefaultPrice, set: true}, fresh: map[string]time.Duration{}}
+	g.url = fs.String("upstream", "", "gateway mode: answer every data route from a page cache in the database, else from the roost-compatible API at this URL "+
+		"(e.g. the hosted service or another roost), under its key; cursors are upstream's; fetched posts and users are stored; "+
+		"your users keep their own keys, balances, rate limits and ledger and pay --price per item as without it; "+
+		"upstream failures (after the client's retries) are 500 and free, upstream's 402 is the shared budget spent, its 404/403/422 are passed on, free; "+
+		"every request is logged with its upstream cost in the upstream_ledger table")
+	g.keyFile = fs.String("upstream-key-file", "", "file holding the upstream API key (else the "+upstreamKeyEnv+" environment variable; never a flag value)")
+	fs.Var(&g.price, "upstream-price", "what upstream bills per returned item, in USD, for the upstream ledger and budget (a cache hit costs nothing)")
+	fs.Func("upstream-budget", "shared upstream budget in USD, e.g. 100 (in total) or 10/day (per UTC day); repeatable, the smallest of each kind applies; "+
+		"each call reserves its page size × --upstream-price in the database first (exact across replicas on one PostgreSQL); "+
+		"past it, requests that need upstream get 402, cached pages still serve (default: unlimited)",
+		func(v string) error {
+			l, err := gateway.ParseLimit(v)
+			if err == nil {
+				g.limits = append(g.limits, l)
+			}
+			return err
+		})
+	fs.Func("fresh", "how long a cached page is served, by class: CLASS=DURATION,… over the defaults "+freshDefaults()+
+		" (search: search, search-users; timeline: timelines, mentions, highlights, likes, threads, comments, quotes, list and community posts; "+
+		"tweet: posts, tweets-by-ids; profile: profiles, users-by-*, extended bio; relations: followers, following, members, reposters, likers, checks; "+
+		"lists: a list, a user's lists; spaces)",
+		func(v string) error { return gateway.ParseFresh(v, g.fresh) })
+	return g
+}
+
+func freshDefaults() string {
+	var parts []string
+	for _, c := range []string{gateway.ClassSearch, gateway.ClassTimeline, gateway.ClassTweet, gateway.ClassProfile,
+		gateway.ClassRelations, gateway.ClassLists, gateway.ClassSpaces} {
+		parts = append(parts, c+"="+gateway.DefaultFresh[c].String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// upstreamKey reads the upstream key from --upstream-key-file or the
+// environment.
+func (g *gatewayFlags) upstreamKey() (string, error) {
+	if *g.keyFile != "" {
+		b, err := os.ReadFile(*g.keyFile)
+		if err != nil {
+			return "", usageError("--upstream-key-file: %v", err)
+		}
+		if k := strings.TrimSpace(string(b)); k != "" {
+			return k, nil
+		}
+		return "", usageError("--upstream-key-file %s is empty", *g.keyFile)
+	}
+	if k := strings.TrimSpace(os.Getenv(upstreamKeyEnv)); k != "" {
+		return k, nil
+	}
+	return "", usageError("--upstream needs its key in --upstream-key-file or %s", upstreamKeyEnv)
+}
+
+// validate checks the flags before anything is opened.
+func (g *gatewayFlags) validate() error {
+	if *g.url == "" {
+		if *g.keyFile != "" || len(g.limits) > 0 || len(g.fresh) > 0 {
+			return usageError("--upstream-key-file, --upstream-budget and --fresh need --upstream")
+		}
+		return nil
+	}
+	if g.price.micros <= 0 {
+		return usageError("--upstream-price must be more than 0")
+	}
+	if _, err := client.New(*g.url, ""); err != nil {
+		return usageError("--upstream: %v", err)
+	}
+	_, err := g.upstreamKey()
+	return err
+}
+
+// build makes the gateway over s, or nil without --upstream.
+func (g *gatewayFlags) build(s social.Store, e *env, reg *prometheus.Registry) (*gateway.Gateway, error) {
+	if *g.url == "" {
+		return nil, nil
+	}
+	key, err := g.upstreamKey()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(*g.url, key)
+	if err != nil {
+		return nil, usageError("--upstream: %v", err)
+	}
+	var store sqlstore.Gateway
+	switch st := s.(type) {
+	case *sqlite.Store:
+		store = st.Gateway()
+	case *postgres.Store:
+		store = st.Gateway()
+	default:
+		return nil, fmt.Errorf("gateway: the store %T has no page cache", s)
+	}
+	return gateway.New(gateway.Config{Client: c, Store: store, Writer: s, Price: g.price.micros,
+		Limits: g.limits, Fresh: g.fresh, Log: e.log, Registry: reg}), nil
+}
+
+// describe is the startup line of gateway mode.
+func (g *gatewayFlags) describe() string {
+	budget := "no upstream budget"
+	if len(g.limits) > 0 {
+		var parts []string
+		for _, l := range g.limits {
+			p := billing.FormatUSD(l.Micros) + " USD"
+			if l.Daily {
+				p += "/day"
+			}
+			parts = append(parts, p)
+		}
+		budget = "upstream budget " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("gateway to %s at %s USD per item, %s", *g.url, billing.FormatUSD(g.price.micros), budget)
+}
