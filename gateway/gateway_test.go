@@ -178,6 +178,14 @@ func TestRestartAndStale(t *testing.T) {
 		t.Fatalf("%d upstream calls for a stale page, want 1", n)
 	}
 
+	hits := counter(t, f.reg, "roost_gateway_cache_total", map[string]string{"route": "user_tweets", "result": "hit"})
+	misses := counter(t, f.reg, "roost_gateway_cache_total", map[string]string{"route": "user_tweets", "result": "miss"})
+	calls := counter(t, f.reg, "roost_gateway_upstream_calls_total", map[string]string{"route": "user_tweets", "outcome": "ok"})
+	spend := counter(t, f.reg, "roost_gateway_upstream_micro_usd_total", map[string]string{"route": "user_tweets"})
+	if hits != 1 || misses != 1 || calls != 1 || spend != float64(200*len(tweetIDs(t, first))) {
+		t.Fatalf("metrics: %v hits, %v misses, %v calls, %v micro-USD", hits, misses, calls, spend)
+	}
+
 	local := httpapi.New(httpapi.Config{RateLimit: -1}, f.store, nil, nil)
 	code, found := get(local, key, "/social/search?query="+url.QueryEscape("from:"+up.sum.Examples.Username))
 	if code != http.StatusOK {
@@ -195,5 +203,32 @@ func TestRestartAndStale(t *testing.T) {
 		if !fetched[id] {
 			t.Fatalf("local search found %s, not in the fetched page", id)
 		}
+	}
+}
+
+// TestValidation: a bad id is refused before upstream; a cursor is not
+// checked but passed upstream verbatim (here upstream, a roost, refuses
+// it and its 422 is passed on, free).
+func TestValidation(t *testing.T) {
+	up := sharedUpstream(t)
+	f := newFront(t, up, openSQLite(t, filepath.Join(t.TempDir(), "gw.db")))
+	defer f.store.Close()
+	key, id := newKey(f.store, 1_000_000)
+	before := up.calls.Load()
+	if code, body := get(f.h, key, "/social/user/abc/tweets"); code != http.StatusUnprocessableEntity || !strings.Contains(body, "user_id") {
+		t.Fatalf("bad id: %d %s", code, body)
+	}
+	if code, body := do(f.h, key, http.MethodPost, "/social/tweets-by-ids", `{"ids":[]}`); code != http.StatusUnprocessableEntity {
+		t.Fatalf("empty ids: %d %s", code, body)
+	}
+	if n := up.calls.Load() - before; n != 0 {
+		t.Fatalf("%d upstream calls for invalid requests", n)
+	}
+	code, body := get(f.h, key, userPath(up.sum.Examples.UserID, "tweets")+"?cursor=upstreams-own")
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "Invalid cursor") || up.calls.Load()-before != 1 {
+		t.Fatalf("foreign cursor: %d %s after %d upstream calls", code, body, up.calls.Load()-before)
+	}
+	if b := balance(t, f.store, id); b != 1_000_000 {
+		t.Fatalf("balance %d", b)
 	}
 }
