@@ -84,6 +84,7 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	upBefore := balance(t, up.store, up.keyID)
 	var mu sync.Mutex
 	codes := map[int]int{}
+	served := map[int]string{} // user → a body that was answered 200
 	var wg sync.WaitGroup
 	for u := range users {
 		wg.Go(func() {
@@ -100,6 +101,9 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 				}
 				mu.Lock()
 				codes[code]++
+				if code == http.StatusOK {
+					served[u] = body
+				}
 				mu.Unlock()
 			}
 		})
@@ -127,6 +131,16 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	}
 	if spent != billed || reserved != 0 || logged != billed || len(entries) != users*perUser {
 		t.Fatalf("budget %s: spent %d reserved %d, ledger %d in %d rows; upstream billed %d", period, spent, reserved, logged, len(entries), billed)
+	}
+	// Past the budget, cached pages still serve, with no upstream call.
+	calls := up.calls.Load()
+	for u, body := range served {
+		if code, resp := do(fronts[u%len(fronts)].h, keys[u], http.MethodPost, "/social/tweets-by-ids", body); code != http.StatusOK {
+			t.Fatalf("a cached page past the budget: %d %s", code, resp)
+		}
+	}
+	if n := up.calls.Load() - calls; n != 0 {
+		t.Fatalf("%d upstream calls for cached pages", n)
 	}
 	t.Logf("answers %v, upstream billed %d of %d micro-USD", codes, billed, limit)
 }
