@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"roost/postgres"
+	"roost/sqlstore"
 	"roost/storetest"
 )
 
@@ -141,6 +142,11 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	}
 	if n := up.calls.Load() - calls; n != 0 {
 		t.Fatalf("%d upstream calls for cached pages", n)
+	}
+	for _, q := range []string{`UPDATE upstream_ledger SET upstream_micro_usd = 0`, `DELETE FROM upstream_ledger`} {
+		if err := g.Write.Query(ctx, q, nil, func(sqlstore.Rows) error { return nil }); err == nil {
+			t.Fatalf("%s: no error; the upstream ledger is append-only", q)
+		}
 	}
 	t.Logf("answers %v, upstream billed %d of %d micro-USD", codes, billed, limit)
 }

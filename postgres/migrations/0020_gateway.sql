@@ -19,6 +19,14 @@ CREATE TABLE upstream_ledger (
     created_at         bigint NOT NULL
 );
 
+-- The upstream ledger is append-only, as the ledger is.
+CREATE FUNCTION upstream_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'upstream_ledger is append-only';
+END $$;
+CREATE TRIGGER upstream_ledger_no_change BEFORE UPDATE OR DELETE ON upstream_ledger
+    FOR EACH ROW EXECUTE FUNCTION upstream_ledger_append_only();
+
 CREATE TABLE upstream_budget (
     period   text PRIMARY KEY,   -- 'total' or 'day:YYYY-MM-DD' (UTC)
     spent    bigint NOT NULL,    -- micro-USD settled

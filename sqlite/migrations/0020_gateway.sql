@@ -19,6 +19,12 @@ CREATE TABLE upstream_ledger (
     created_at         INTEGER NOT NULL
 );
 
+-- The upstream ledger is append-only, as the ledger is.
+CREATE TRIGGER upstream_ledger_no_update BEFORE UPDATE ON upstream_ledger
+BEGIN SELECT RAISE(ABORT, 'upstream_ledger is append-only'); END;
+CREATE TRIGGER upstream_ledger_no_delete BEFORE DELETE ON upstream_ledger
+BEGIN SELECT RAISE(ABORT, 'upstream_ledger is append-only'); END;
+
 CREATE TABLE upstream_budget (
     period   TEXT PRIMARY KEY,   -- 'total' or 'day:YYYY-MM-DD' (UTC)
     spent    INTEGER NOT NULL,   -- micro-USD settled
