@@ -300,7 +300,7 @@ func TestServeGateway(t *testing.T) {
 	}
 	wantCode, want := get(t, up+"/social/search?query=the", upKey)
 	gotCode, got := get(t, gw+"/social/search?query=the", key[1])
-	if gotCode != wantCode || got != want {
+	if gotCode != http.StatusOK || got != want || !strings.Contains(got, `"id_str"`) {
 		t.Fatalf("gateway %d %.200s\nupstream %d %.200s", gotCode, got, wantCode, want)
 	}
 }
