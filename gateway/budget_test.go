@@ -150,3 +150,17 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	}
 	t.Logf("answers %v, upstream billed %d of %d micro-USD", codes, billed, limit)
 }
+
+// TestBudgets: the smallest limit of each kind applies; a daily budget is
+// its UTC day's own.
+func TestBudgets(t *testing.T) {
+	limits := []Limit{{Micros: 9, Daily: true}, {Micros: 100}, {Micros: 5, Daily: true}, {Micros: 70}}
+	got := budgets(limits, time.Date(2026, 11, 25, 23, 30, 0, 0, time.FixedZone("", -3600)))
+	want := []sqlstore.Budget{{Period: "total", Limit: 70}, {Period: "day:2026-11-26", Limit: 5}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("budgets %v, want %v", got, want)
+	}
+	if b := budgets(nil, testNow); len(b) != 0 {
+		t.Fatalf("no limits: %v", b)
+	}
+}
