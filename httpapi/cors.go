@@ -27,8 +27,9 @@ func (c cors) allowed(origin string) string {
 
 // Headers a cross-origin client may send and read.
 const (
-	corsAllowHeaders  = "Authorization, Content-Type"
-	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate"
+	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key"
+	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, " +
+		"X-RateLimit-Reset, Idempotent-Replayed"
 	corsMethods       = "GET, POST, OPTIONS"
 	corsMaxAge        = "600"
 )

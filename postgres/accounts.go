@@ -73,13 +73,36 @@ func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.AP
 
 // Revoke marks a key revoked (the first revocation time stays).
 func (s *Store) Revoke(ctx context.Context, keyID int64) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`,
+	_, err := s.updateKey(ctx, keyID, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`,
 		time.Now().UnixMicro(), keyID)
+	return err
+}
+
+// SetRateLimit sets a key's requests per minute (0: the server default).
+func (s *Store) SetRateLimit(ctx context.Context, keyID int64, perMinute int) (social.APIKey, error) {
+	if perMinute < 0 {
+		return social.APIKey{}, fmt.Errorf("rate limit %d: %w", perMinute, social.ErrInvalid)
+	}
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET rate_limit = $1 WHERE id = $2`, perMinute, keyID)
+}
+
+// RotateKey gives a key a new digest and prefix.
+func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, prefix string) (social.APIKey, error) {
+	k, err := s.updateKey(ctx, keyID, `UPDATE api_keys SET digest = $1, prefix = $2 WHERE id = $3`, digest[:], prefix, keyID)
+	if isUniqueViolation(err) {
+		return k, fmt.Errorf("api key digest exists: %w", social.ErrConflict)
+	}
+	return k, err
+}
+
+// updateKey runs one UPDATE of a key's row and returns the key as stored.
+func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args ...any) (social.APIKey, error) {
+	tag, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("postgres: revoke: %w", err)
+		return social.APIKey{}, fmt.Errorf("postgres: update key %d: %w", keyID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
+		return social.APIKey{}, fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
 	}
-	return nil
+	return s.Key(ctx, keyID)
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,8 @@ type Store struct {
 	name string // the database for logs, without credentials
 
 	runes tsRunes // what the server's text-search parser makes of characters
+
+	kept atomic.Uint64 // responses kept for Idempotency-Keys (expireResponses)
 
 	// loseDebitReply, set by tests only, replaces the outcome of every
 	// committed debit statement, as a connection lost before the reply.
