@@ -30,8 +30,8 @@ const (
 	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key"
 	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, " +
 		"X-RateLimit-Reset, Idempotent-Replayed"
-	corsMethods       = "GET, POST, OPTIONS"
-	corsMaxAge        = "600"
+	corsMethods = "GET, POST, OPTIONS"
+	corsMaxAge  = "600"
 )
 
 // apply sets the CORS headers of a response to an allowed origin and
