@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -30,6 +32,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// lookupEnv reads the process environment (ROOST_* settings).
+	lookupEnv func(string) (string, bool)
 }
 
 // command is one subcommand.
@@ -62,7 +66,7 @@ func usageError(format string, a ...any) error {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if len(args) == 0 {
 		topUsage(stderr)
@@ -70,6 +74,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		topUsage(stdout)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version())
 		return 0
 	}
 	for _, c := range commands() {
@@ -127,9 +135,16 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 // parse parses flags, mapping errors to usage errors, and refuses stray
 // arguments unless positional is true.
 func parse(fs *flag.FlagSet, args []string, positional bool) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints the whole usage on any mistake; only -h
+	// asks for it: a mistake gets its message and a one-line hint.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err // Parse has printed the usage
+			usage()
+			return err
 		}
 		return usageError("%v", err)
 	}
@@ -137,4 +152,14 @@ func parse(fs *flag.FlagSet, args []string, positional bool) error {
 		return usageError("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// version names the build: the module version (a tagged release, or
+// "(devel)" for a build from a work tree) and the Go release.
+func version() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return "roost " + v + " " + runtime.Version()
 }
