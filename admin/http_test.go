@@ -240,4 +240,3 @@ func TestAdminLedgerAndUsage(t *testing.T) {
 		t.Errorf("usage %+v; served %d search items in %d pages", u, items["search"], debits)
 	}
 }
-

@@ -107,8 +107,8 @@ func roostExec(t *testing.T, args ...string) string {
 // cluster is a database filled with a small network and a set of `roost
 // serve` processes on it.
 type cluster struct {
-	db   string // the database URL the servers use
-	sum  gen.Summary
+	db    string // the database URL the servers use
+	sum   gen.Summary
 	urls  []string // base URLs of the servers
 	admin []string // base URLs of their admin APIs, when they serve one
 	mu    sync.Mutex
