@@ -163,6 +163,7 @@ func (e *env) do(c call) *httptest.ResponseRecorder {
 	}
 	w := httptest.NewRecorder()
 	e.h.ServeHTTP(w, r)
+	record(r, w)
 	return w
 }
 

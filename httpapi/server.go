@@ -46,6 +46,8 @@ type Config struct {
 	// CORSOrigins are the origins whose browser clients may call the API
 	// ("*": any); none by default.
 	CORSOrigins []string
+	// Version names the build in the OpenAPI document.
+	Version string
 	// MaxConcurrent caps the requests served at once; one beyond it is
 	// answered 503 with Retry-After at once (0: DefaultMaxConcurrent,
 	// negative: no cap). Health, readiness and metrics are not counted.
@@ -123,6 +125,15 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("GET /readyz", s.ready)
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	docs, err := newDocEndpoints(cfg.Version)
+	if err != nil {
+		panic("httpapi: " + err.Error()) // only this package's own types and template reach here
+	}
+	s.mux.HandleFunc("GET /openapi.json", docs.serveJSON)
+	s.mux.HandleFunc("GET /docs", docs.serveHTML)
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		infoFrom(r.Context()).route = "metrics"
@@ -216,7 +227,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // unmetered are the paths served beyond the cap on concurrent requests:
 // probes and monitoring must answer while the API is busy.
-var unmetered = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+var unmetered = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.json": true, "/docs": true}
 
 // statusWriter remembers the status written. While no handler of this
 // package has claimed the request (ServeMux answering by itself: 404, 405
