@@ -18,10 +18,10 @@ import (
 
 // document is an OpenAPI 3.1 document.
 type document struct {
-	OpenAPI    string                          `json:"openapi"`
-	Info       info                            `json:"info"`
+	OpenAPI    string                           `json:"openapi"`
+	Info       info                             `json:"info"`
 	Paths      map[string]map[string]*operation `json:"paths"`
-	Components components                      `json:"components"`
+	Components components                       `json:"components"`
 }
 
 type info struct {
@@ -31,9 +31,9 @@ type info struct {
 }
 
 type components struct {
-	Schemas         map[string]*schema         `json:"schemas"`
-	Responses       map[string]*response       `json:"responses"`
-	Headers         map[string]header          `json:"headers"`
+	Schemas         map[string]*schema        `json:"schemas"`
+	Responses       map[string]*response      `json:"responses"`
+	Headers         map[string]header         `json:"headers"`
 	SecuritySchemes map[string]securityScheme `json:"securitySchemes"`
 }
 
@@ -62,7 +62,7 @@ type parameter struct {
 }
 
 type requestBody struct {
-	Required bool                  `json:"required"`
+	Required bool                 `json:"required"`
 	Content  map[string]mediaType `json:"content"`
 }
 
@@ -71,9 +71,9 @@ type mediaType struct {
 }
 
 type response struct {
-	Ref         string                `json:"$ref,omitempty"`
-	Description string                `json:"description,omitempty"`
-	Headers     map[string]header     `json:"headers,omitempty"`
+	Ref         string               `json:"$ref,omitempty"`
+	Description string               `json:"description,omitempty"`
+	Headers     map[string]header    `json:"headers,omitempty"`
 	Content     map[string]mediaType `json:"content,omitempty"`
 }
 

@@ -184,7 +184,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	h := httpapi.New(httpapi.Config{Price: c.price.micros, RateLimit: c.rate, SearchTimeout: c.searchTimeout,
-		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent}, s, limiter, e.log)
+		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, Version: version()}, s, limiter, e.log)
 	servers := []*http.Server{newHTTPServer(h)}
 	listeners := []net.Listener{ln}
 	if adminLn != nil {
