@@ -50,6 +50,8 @@ func commands() []command {
 		{"import", "import tweet archives (v1.1, v2, GraphQL, data exports, API pages)", cmdImport},
 		{"keys", "create, list, top up and revoke API keys", cmdKeys},
 		{"copy", "copy a whole database between engines (SQLite, PostgreSQL)", cmdCopy},
+		{"backup", "take a consistent copy of a SQLite database, also while it serves", cmdBackup},
+		{"restore", "put a backup back in place of a SQLite database", cmdRestore},
 		{"bench", "measure page latency and memory on a database and print the figures", cmdBench},
 	}
 }
