@@ -109,6 +109,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		cors:          cors(cfg.CORSOrigins),
 		mux:           http.NewServeMux(),
 	}
+	registerReads(cfg.Registry, store)
 	if cfg.MaxConcurrent == 0 {
 		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}

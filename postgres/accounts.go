@@ -106,3 +106,39 @@ func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args .
 	}
 	return s.Key(ctx, keyID)
 }
+
+// Keys, the ledger and kept responses are read from the primary, never a
+// replica: a top-up, revocation or limit change holds at once everywhere.
+
+// KeyByDigest finds a key by its digest, on the primary.
+func (s *Store) KeyByDigest(ctx context.Context, digest [32]byte) (social.APIKey, error) {
+	return s.primary.KeyByDigest(ctx, digest)
+}
+
+// Key finds a key by id, on the primary.
+func (s *Store) Key(ctx context.Context, id int64) (social.APIKey, error) {
+	return s.primary.Key(ctx, id)
+}
+
+// Keys lists every key, on the primary.
+func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) { return s.primary.Keys(ctx) }
+
+// Ledger lists a key's ledger rows, on the primary.
+func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
+	return s.primary.Ledger(ctx, keyID)
+}
+
+// LedgerPage lists a page of a key's ledger, on the primary.
+func (s *Store) LedgerPage(ctx context.Context, f social.LedgerFilter) (social.Page[social.LedgerEntry], error) {
+	return s.primary.LedgerPage(ctx, f)
+}
+
+// Usage adds up debits, on the primary.
+func (s *Store) Usage(ctx context.Context, f social.UsageFilter) ([]social.Usage, error) {
+	return s.primary.Usage(ctx, f)
+}
+
+// Replay finds a kept response, on the primary.
+func (s *Store) Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (social.StoredResponse, error) {
+	return s.primary.Replay(ctx, keyID, idemKey, since)
+}

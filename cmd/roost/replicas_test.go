@@ -581,3 +581,73 @@ func TestConnectionLoss(t *testing.T) {
 	}
 	t.Logf("%d requests: %d paid, %d failed with 500 while %d backends were terminated", total.Load(), paid.Load(), failed.Load(), killed.Load())
 }
+
+// TestReadStandby: two servers with --db-read on a hot standby of the
+// test cluster. Reads arrive at the standby and debits at the primary
+// (a standby refuses writes); the standby stopped in the middle of the
+// load loses no request and no charge: reads go to the primary.
+func TestReadStandby(t *testing.T) {
+	sb := storetest.StartStandby(t)
+	c := newCluster(t)
+	sb.WaitCaughtUp(t)
+	standby := sb.URL(c.db)
+	urls := c.serve(t, c.db, 2, "--db-read", standby, "--rate-limit", "1000000")
+	st := c.openStore(t)
+	const credit = 100_000_000 // plenty: no request is refused
+	key, id := c.newKey(t, st, billing.FormatUSD(credit))
+	paths := c.paths()
+	standbyReads := func() int64 {
+		var n int64
+		re := regexp.MustCompile(`roost_db_reads_total\{db="127\.0\.0\.1:` + strconv.Itoa(sb.Port) + `/[^"]*"\} (\d+)`)
+		for _, u := range urls {
+			resp, err := client.Get(u + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if m := re.FindSubmatch(body); m != nil {
+				v, _ := strconv.ParseInt(string(m[1]), 10, 64)
+				n += v
+			}
+		}
+		return n
+	}
+	var paidItems, paid, total atomic.Int64
+	load := func(requests int) {
+		var wg sync.WaitGroup
+		for cl := range 16 {
+			wg.Go(func() {
+				for i := range requests {
+					r := fetch(t, urls[(cl+i)%len(urls)]+paths[(cl+i)%len(paths)], key)
+					total.Add(1)
+					if r.status != http.StatusOK {
+						t.Errorf("status %d: %s", r.status, r.body)
+						return
+					}
+					if r.items > 0 {
+						paidItems.Add(int64(r.items))
+						paid.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	load(10)
+	if n := standbyReads(); n == 0 {
+		t.Fatalf("no read arrived at the standby after %d requests", total.Load())
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		load(40)
+	}()
+	for total.Load() < 16*10+100 { // well into the second load
+		time.Sleep(5 * time.Millisecond)
+	}
+	sb.Stop(t)
+	<-done
+	checkLedger(t, st, id, credit, paidItems.Load(), paid.Load())
+	t.Logf("%d requests, %d paid responses, %d standby reads; the standby stopped mid-load", total.Load(), paid.Load(), standbyReads())
+}

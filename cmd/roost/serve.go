@@ -16,6 +16,7 @@ import (
 	"roost/billing"
 	"roost/gen"
 	"roost/httpapi"
+	"roost/postgres"
 	"roost/social"
 )
 
@@ -30,6 +31,8 @@ const demoCredit = 100 * billing.MicrosPerUSD
 // where each value may come from).
 type serveConfig struct {
 	db             string
+	dbRead         listValue
+	maxReplicaLag  time.Duration
 	addr           string
 	adminAddr      string
 	adminTokenFile string
@@ -62,6 +65,9 @@ func (l *listValue) Set(v string) error {
 func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs := newFlags(e, "serve", "serve [--db PATH|URL] [--addr HOST:PORT] [flags]")
 	fs.StringVar(&c.db, "db", defaultDB, "database: SQLite file path or postgres:// URL")
+	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable)")
+	fs.DurationVar(&c.maxReplicaLag, "max-replica-lag", postgres.DefaultMaxReplicaLag,
+		"a standby further behind the primary is skipped until it catches up")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081",
 		"address of the admin API, on its own listener (on when an admin token is set)")
@@ -107,6 +113,15 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 		return nil, nil, nil, usageError("--log-format must be text or json, not %q", c.logFormat)
 	case c.db == "":
 		return nil, nil, nil, usageError("--db must not be empty")
+	case len(c.dbRead) > 0 && !isPostgres(c.db):
+		return nil, nil, nil, usageError("--db-read needs a postgres:// --db (a SQLite file has no standbys)")
+	case c.maxReplicaLag <= 0:
+		return nil, nil, nil, usageError("--max-replica-lag must be more than 0")
+	}
+	for _, u := range c.dbRead {
+		if !isPostgres(u) {
+			return nil, nil, nil, usageError("--db-read %q is not a postgres:// URL", maskURLs(u))
+		}
 	}
 	return c, fs, src, nil
 }
@@ -167,7 +182,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		defer adminLn.Close()
 	}
-	s, err := openStore(ctx, c.db, e.log)
+	var s social.Store
+	if len(c.dbRead) > 0 {
+		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
+	} else {
+		s, err = openStore(ctx, c.db, e.log)
+	}
 	if err != nil {
 		return err
 	}
