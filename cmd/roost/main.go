@@ -106,8 +106,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func topUsage(w io.Writer) {
-	fmt.Fprintln(w, `roost serves the social-data API (SPEC.md) from what it holds: imported
-archives, harvested API responses or a generated network.
+	fmt.Fprintln(w, `roost serves a social-data API from what it holds: imported archives,
+harvested API responses or a generated network. A running server
+describes its API at /docs and /openapi.json.
 
 Usage: roost COMMAND [flags]
 
