@@ -28,21 +28,20 @@ func (b *Biller) PerItem() int64 {
 // Cost is the price of a page of items.
 func (b *Biller) Cost(items int) int64 { return int64(items) * b.PerItem() }
 
-// Charge debits the cost of items from the key, atomically and only if the
-// balance covers it, with one ledger row naming the request and endpoint.
-// It returns the amount taken and the balance after. Zero items cost
-// nothing and touch nothing (balance after is then -1: not read). A
-// balance that does not cover the cost is social.ErrInsufficientBalance.
-func (b *Biller) Charge(ctx context.Context, keyID int64, requestID, endpoint string, items int) (amount, balance int64, err error) {
-	if items <= 0 {
+// Charge debits the cost of d.Items from the key d.KeyID, atomically and
+// only if the balance covers it, with one ledger row naming the request
+// and endpoint (and d.Response kept in the same transaction, when set). It
+// returns the amount taken and the balance after. Zero items cost nothing
+// and touch nothing (balance after is then -1: not read). A balance that
+// does not cover the cost is social.ErrInsufficientBalance.
+func (b *Biller) Charge(ctx context.Context, d social.Debit) (amount, balance int64, err error) {
+	if d.Items <= 0 {
 		return 0, -1, nil
 	}
-	amount = b.Cost(items)
-	balance, err = b.Accounts.Debit(ctx, social.Debit{
-		KeyID: keyID, RequestID: requestID, Endpoint: endpoint, Items: items, Amount: amount,
-	})
+	d.Amount = b.Cost(d.Items)
+	balance, err = b.Accounts.Debit(ctx, d)
 	if err != nil {
-		return 0, 0, fmt.Errorf("charge %d items to key %d: %w", items, keyID, err)
+		return 0, 0, fmt.Errorf("charge %d items to key %d: %w", d.Items, d.KeyID, err)
 	}
-	return amount, balance, nil
+	return d.Amount, balance, nil
 }

@@ -16,14 +16,14 @@ func TestBillerCharge(t *testing.T) {
 	if b.PerItem() != DefaultPrice || b.Cost(20) != 4000 {
 		t.Fatalf("default price: PerItem %d, Cost(20) %d", b.PerItem(), b.Cost(20))
 	}
-	amount, bal, err := b.Charge(ctx, k.ID, "req-1", "user_tweets", 20)
+	amount, bal, err := b.Charge(ctx, social.Debit{KeyID: k.ID, RequestID: "req-1", Endpoint: "user_tweets", Items: 20})
 	if err != nil || amount != 4000 || bal != 1000 {
 		t.Fatalf("Charge 20: %d, %d, %v; want 4000, 1000", amount, bal, err)
 	}
-	if _, _, err := b.Charge(ctx, k.ID, "req-2", "user_tweets", 6); !errors.Is(err, social.ErrInsufficientBalance) {
+	if _, _, err := b.Charge(ctx, social.Debit{KeyID: k.ID, RequestID: "req-2", Endpoint: "user_tweets", Items: 6}); !errors.Is(err, social.ErrInsufficientBalance) {
 		t.Fatalf("Charge beyond balance: err %v, want ErrInsufficientBalance", err)
 	}
-	if amount, _, err := b.Charge(ctx, k.ID, "req-3", "user_tweets", 0); err != nil || amount != 0 {
+	if amount, _, err := b.Charge(ctx, social.Debit{KeyID: k.ID, RequestID: "req-3", Endpoint: "user_tweets"}); err != nil || amount != 0 {
 		t.Fatalf("Charge 0 items: %d, %v", amount, err)
 	}
 	if len(acc.ledger) != 1 {

@@ -8,11 +8,55 @@ import (
 )
 
 // Limiter decides whether a key may make one more request now, given its
-// limit in requests per minute. When it may not, retryAfter says how long
-// until it may. An implementation shared by several replicas keeps its
-// state in a shared database.
+// limit in requests per minute (<= 0: no limit). An implementation shared
+// by several replicas keeps its state in a shared database.
 type Limiter interface {
-	Allow(ctx context.Context, keyID int64, perMinute int) (ok bool, retryAfter time.Duration, err error)
+	Allow(ctx context.Context, keyID int64, perMinute int) (Decision, error)
+}
+
+// Decision is a limiter's answer and the state of the key's bucket after
+// it, for the X-RateLimit-* headers.
+type Decision struct {
+	Allowed bool
+	// Limit is the requests per minute applied; 0 when there is no limit
+	// (and the other fields say nothing).
+	Limit int
+	// Remaining is how many requests the key could make at once now.
+	Remaining int
+	// Reset is how long until the bucket is full again.
+	Reset time.Duration
+	// RetryAfter is, for a refused request, how long until one is allowed.
+	RetryAfter time.Duration
+}
+
+// Bucket is the arithmetic of a token bucket that holds up to perMinute
+// tokens, refilled continuously at perMinute per minute: a request takes
+// one token when at least one is there. Given the tokens left after the
+// key's last request and the time since, Bucket returns the tokens left
+// now and the decision.
+func Bucket(perMinute int, tokens float64, elapsed time.Duration) (float64, Decision) {
+	capacity := float64(perMinute)
+	if elapsed > 0 {
+		tokens += float64(elapsed) * capacity / float64(time.Minute)
+	}
+	tokens = math.Min(tokens, capacity)
+	allowed := tokens >= 1
+	if allowed {
+		tokens--
+	}
+	return tokens, State(perMinute, tokens, allowed)
+}
+
+// State is the decision of a bucket of perMinute (> 0) left with tokens
+// after a request that was allowed or not (see Bucket).
+func State(perMinute int, tokens float64, allowed bool) Decision {
+	rate := float64(perMinute) / float64(time.Minute) // tokens per nanosecond
+	d := Decision{Allowed: allowed, Limit: perMinute, Remaining: max(int(math.Floor(tokens)), 0),
+		Reset: time.Duration(math.Ceil((float64(perMinute) - tokens) / rate))}
+	if !allowed {
+		d.RetryAfter = time.Duration(math.Ceil((1 - tokens) / rate))
+	}
+	return d
 }
 
 // MemoryLimiter is a token bucket per key held in memory, for a single
@@ -51,16 +95,12 @@ func NewMemoryLimiter(maxKeys int, now func() time.Time) *MemoryLimiter {
 	return &MemoryLimiter{now: now, maxKeys: maxKeys, buckets: make(map[int64]*bucket)}
 }
 
-// Allow takes one token from the key's bucket. A perMinute <= 0 means no
-// limit.
-func (l *MemoryLimiter) Allow(_ context.Context, keyID int64, perMinute int) (bool, time.Duration, error) {
+// Allow takes one token from the key's bucket (see Bucket).
+func (l *MemoryLimiter) Allow(_ context.Context, keyID int64, perMinute int) (Decision, error) {
 	if perMinute <= 0 {
-		return true, 0, nil
+		return Decision{Allowed: true}, nil
 	}
 	now := l.now()
-	capacity := float64(perMinute)
-	rate := capacity / float64(time.Minute) // tokens per nanosecond
-
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[keyID]
@@ -68,22 +108,15 @@ func (l *MemoryLimiter) Allow(_ context.Context, keyID int64, perMinute int) (bo
 		if len(l.buckets) >= l.maxKeys {
 			l.evict(now)
 		}
-		b = &bucket{tokens: capacity, last: now}
+		b = &bucket{tokens: float64(perMinute), last: now}
 		l.buckets[keyID] = b
 	}
-	if elapsed := now.Sub(b.last); elapsed > 0 {
-		b.tokens = math.Min(capacity, b.tokens+float64(elapsed)*rate)
+	tokens, d := Bucket(perMinute, b.tokens, now.Sub(b.last))
+	b.tokens = tokens
+	if now.After(b.last) {
 		b.last = now
 	}
-	if b.tokens > capacity { // the key's limit was lowered
-		b.tokens = capacity
-	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0, nil
-	}
-	wait := time.Duration(math.Ceil((1 - b.tokens) / rate))
-	return false, wait, nil
+	return d, nil
 }
 
 // evict makes room for one bucket; l.mu is held.

@@ -21,35 +21,36 @@ func TestMemoryLimiter(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	l := NewMemoryLimiter(0, clock.Now)
 	for i := range 60 {
-		if ok, _, _ := l.Allow(ctx, 1, 60); !ok {
-			t.Fatalf("request %d of 60 refused", i+1)
+		d, _ := l.Allow(ctx, 1, 60)
+		if !d.Allowed || d.Limit != 60 || d.Remaining != 59-i || d.Reset != time.Duration(i+1)*time.Second {
+			t.Fatalf("request %d of 60: %+v", i+1, d)
 		}
 	}
-	ok, retry, err := l.Allow(ctx, 1, 60)
-	if ok || err != nil || retry != time.Second {
-		t.Fatalf("61st request: ok %v retry %v err %v; want refused, retry 1s", ok, retry, err)
+	d, err := l.Allow(ctx, 1, 60)
+	if d.Allowed || err != nil || d.RetryAfter != time.Second || d.Remaining != 0 || d.Reset != time.Minute {
+		t.Fatalf("61st request: %+v, %v; want refused, retry 1s, full in 1m", d, err)
 	}
-	if ok, _, _ := l.Allow(ctx, 2, 60); !ok {
+	if d, _ := l.Allow(ctx, 2, 60); !d.Allowed {
 		t.Fatal("another key is limited by key 1")
 	}
 	clock.Add(500 * time.Millisecond)
-	if ok, retry, _ := l.Allow(ctx, 1, 60); ok || retry != 500*time.Millisecond {
-		t.Fatalf("after 0.5s: ok %v retry %v; want refused, 0.5s", ok, retry)
+	if d, _ := l.Allow(ctx, 1, 60); d.Allowed || d.RetryAfter != 500*time.Millisecond {
+		t.Fatalf("after 0.5s: %+v; want refused, 0.5s", d)
 	}
 	clock.Add(500 * time.Millisecond)
-	if ok, _, _ := l.Allow(ctx, 1, 60); !ok {
+	if d, _ := l.Allow(ctx, 1, 60); !d.Allowed {
 		t.Fatal("after 1s a token should have refilled")
 	}
-	if ok, _, _ := l.Allow(ctx, 1, 0); !ok {
+	if d, _ := l.Allow(ctx, 1, 0); !d.Allowed || d.Limit != 0 {
 		t.Fatal("perMinute 0 means no limit")
 	}
 	clock.Add(time.Hour)
 	for i := range 60 { // refills to capacity, never beyond
-		if ok, _, _ := l.Allow(ctx, 1, 60); !ok {
+		if d, _ := l.Allow(ctx, 1, 60); !d.Allowed {
 			t.Fatalf("after an hour, request %d refused", i+1)
 		}
 	}
-	if ok, _, _ := l.Allow(ctx, 1, 60); ok {
+	if d, _ := l.Allow(ctx, 1, 60); d.Allowed {
 		t.Fatal("bucket refilled beyond its capacity")
 	}
 }
@@ -78,7 +79,7 @@ func TestMemoryLimiterConcurrent(t *testing.T) {
 	for range 32 {
 		wg.Go(func() {
 			for range 50 {
-				if ok, _, _ := l.Allow(ctx, 7, 120); ok {
+				if d, _ := l.Allow(ctx, 7, 120); d.Allowed {
 					allowed.Add(1)
 				}
 			}

@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
 	"roost/billing"
+	"roost/social"
 )
 
 const plenty = 1_000_000_000 // micro-USD: 1000 USD
@@ -244,7 +246,17 @@ func testErrors(t *testing.T, eng engine) {
 		{"unknown root", call{path: "/", key: key}, 404, msg("Unknown endpoint")},
 		{"unknown prefix", call{path: "/v2/user/1/tweets", key: key}, 404, msg("Unknown endpoint")},
 		{"trailing slash", call{path: "/social/user/1/tweets/", key: key}, 404, msg("Unknown endpoint")},
-		{"unclean path", call{path: "/social//user/1/tweets", key: key}, 307, msg("Temporary Redirect")},
+		{"unclean path", call{path: "/social//user/1/tweets", key: key}, 404, msg("Unknown endpoint")},
+		{"dot segment", call{path: "/social/user/2/../1/tweets", key: key}, 404, msg("Unknown endpoint")},
+		{"dot", call{path: "/social/./user/1/tweets", key: key}, 404, msg("Unknown endpoint")},
+		{"head", call{method: "HEAD", path: "/social/user/1/tweets", key: key}, 405, msg("Method not allowed")},
+		{"head balance", call{method: "HEAD", path: "/user/balance", key: key}, 405, msg("Method not allowed")},
+		{"cursor stray percent", call{path: "/social/user/1/tweets?cursor=%", key: key}, 422, inv("Invalid cursor", "cursor", "is not valid percent-encoding")},
+		{"cursor bad escape", call{path: "/social/user/1/tweets?cursor=%zz", key: key}, 422, inv("Invalid cursor", "cursor", "is not valid percent-encoding")},
+		{"search cursor bad escape", call{path: "/social/search?query=community&cursor=%zz", key: key}, 422, inv("Invalid cursor", "cursor", "is not valid percent-encoding")},
+		{"query bad escape", call{path: "/social/search?query=%zz", key: key}, 422, inv("Invalid query", "query", "is not valid percent-encoding")},
+		{"parameter name bad escape", call{path: "/social/user/1/tweets?%zz=1", key: key}, 422, inv("Invalid query string", "query string", `parameter name "%zz" is not valid percent-encoding`)},
+		{"forged search cursor", call{path: "/social/search?query=community&cursor=" + encodeCursor(cursorScope("search", "Latest", "community"), social.Key{Sort: math.MinInt64, ID: math.MinInt64}), key: key}, 422, inv("Invalid cursor", "cursor", "is not a cursor of this endpoint and query")},
 	}
 	before := e.balance(t, id)
 	for _, tc := range cases {
@@ -313,7 +325,7 @@ func testMethodNotAllowed(t *testing.T, eng engine) {
 	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
 	for _, rt := range routes() {
-		wrong, allow := http.MethodPost, "GET, HEAD"
+		wrong, allow := http.MethodPost, "GET"
 		if rt.method == http.MethodPost {
 			wrong, allow = http.MethodGet, "POST"
 		}
@@ -321,10 +333,12 @@ func testMethodNotAllowed(t *testing.T, eng engine) {
 			_, path, _ := strings.Cut(p, " ")
 			path = strings.NewReplacer("{user_id}", "1", "{community_id}", "7", "{list_id}", "9",
 				"{thread_id}", "101", "{tweet_id}", "101", "{username}", "bob").Replace(path)
-			w := e.do(call{method: wrong, path: path, key: key})
-			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != allow ||
-				strings.TrimSpace(w.Body.String()) != `{"status":"error","message":"Method not allowed"}` {
-				t.Errorf("%s %s: %d Allow %q %s; want 405 Allow %q", wrong, path, w.Code, w.Header().Get("Allow"), w.Body, allow)
+			for _, m := range []string{wrong, http.MethodHead, http.MethodPut, http.MethodOptions} {
+				w := e.do(call{method: m, path: path, key: key})
+				if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != allow ||
+					strings.TrimSpace(w.Body.String()) != `{"status":"error","message":"Method not allowed"}` {
+					t.Errorf("%s %s: %d Allow %q %s; want 405 Allow %q", m, path, w.Code, w.Header().Get("Allow"), w.Body, allow)
+				}
 			}
 		}
 	}

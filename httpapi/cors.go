@@ -27,10 +27,11 @@ func (c cors) allowed(origin string) string {
 
 // Headers a cross-origin client may send and read.
 const (
-	corsAllowHeaders  = "Authorization, Content-Type"
-	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate"
-	corsMethods       = "GET, POST, OPTIONS"
-	corsMaxAge        = "600"
+	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key"
+	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, " +
+		"X-RateLimit-Reset, Idempotent-Replayed"
+	corsMethods = "GET, POST, OPTIONS"
+	corsMaxAge  = "600"
 )
 
 // apply sets the CORS headers of a response to an allowed origin and

@@ -73,7 +73,8 @@ func decodeCursor(scope []byte, s string) (social.Key, error) {
 		return social.Key{}, errBadCursor
 	}
 	id, m := binary.Varint(payload[1+n:])
-	if m <= 0 || 1+n+m != len(payload) {
+	// Every keyset position is of an entity, whose id is positive.
+	if m <= 0 || 1+n+m != len(payload) || id < 1 {
 		return social.Key{}, errBadCursor
 	}
 	return social.Key{Sort: sortKey, ID: id}, nil

@@ -10,7 +10,7 @@ import (
 
 func TestCursorRoundTrip(t *testing.T) {
 	scope := cursorScope("user_tweets", "1")
-	for _, k := range []social.Key{{Sort: 0, ID: 0}, {Sort: 1, ID: 1}, {Sort: -5, ID: 7}, {Sort: math.MaxInt64, ID: math.MaxInt64},
+	for _, k := range []social.Key{{Sort: 0, ID: 1}, {Sort: 1, ID: 1}, {Sort: -5, ID: 7}, {Sort: math.MaxInt64, ID: math.MaxInt64},
 		{Sort: math.MinInt64, ID: 1}, {Sort: 1_717_000_000_000_000, ID: 1 << 62}} {
 		c := encodeCursor(scope, k)
 		for _, form := range []string{c, url.QueryEscape(c), c + "=", url.QueryEscape(c + "==")} {
@@ -23,7 +23,10 @@ func TestCursorRoundTrip(t *testing.T) {
 			t.Errorf("cursor of user 1 accepted for user 2")
 		}
 	}
-	for _, bad := range []string{"", "null", "undefined", "AAAA", "%zz", "!!!!", "AQIDBAUGBwgJCgsM", string(make([]byte, 1000))} {
+	// Checksum-valid but of no entity: ids are positive.
+	forged := []string{encodeCursor(scope, social.Key{Sort: 5, ID: math.MinInt64}), encodeCursor(scope, social.Key{ID: 0}),
+		encodeCursor(scope, social.Key{Sort: math.MinInt64, ID: -1})}
+	for _, bad := range append(forged, "", "null", "undefined", "AAAA", "%zz", "!!!!", "AQIDBAUGBwgJCgsM", string(make([]byte, 1000))) {
 		if k, err := decodeCursor(scope, bad); err == nil {
 			t.Errorf("decode(%q) = %v, want an error", bad, k)
 		}
@@ -43,7 +46,11 @@ func FuzzDecodeCursor(f *testing.F) {
 			}
 		}
 		k := social.Key{Sort: sortKey, ID: id}
-		if got, err := decodeCursor(scope, encodeCursor(scope, k)); err != nil || got != k {
+		got, err := decodeCursor(scope, encodeCursor(scope, k))
+		if id < 1 && err == nil {
+			t.Fatalf("cursor of id %d accepted as %v", id, got)
+		}
+		if id >= 1 && (err != nil || got != k) {
 			t.Fatalf("round trip of %v: %v, %v", k, got, err)
 		}
 	})

@@ -163,6 +163,7 @@ func (e *env) do(c call) *httptest.ResponseRecorder {
 	}
 	w := httptest.NewRecorder()
 	e.h.ServeHTTP(w, r)
+	record(r, w)
 	return w
 }
 
@@ -212,3 +213,10 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s: response differs from %s (go test -update rewrites it)\ngot:\n%s", name, path, buf.String())
 	}
 }
+
+// Short names for test doubles that embed a store.
+type (
+	socialStore = social.Store
+	pageReq     = social.PageReq
+	postPage    = social.Page[social.Post]
+)

@@ -13,7 +13,10 @@ type apiError struct {
 	status     int
 	message    string
 	errors     map[string][]string // 422 details by parameter
-	retryAfter time.Duration       // 429
+	retryAfter time.Duration       // 429, 503
+	// cause is why a request the client broke failed (logged at info
+	// level, never sent).
+	cause error
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -35,6 +38,9 @@ const (
 	msgUnsupported     = "Content-Type must be application/json"
 	msgMethod          = "Method not allowed"
 	msgTooExpensive    = "Query too expensive"
+	msgBadBody         = "Request body could not be read"
+	msgBusy            = "Server busy"
+	msgReused          = "Idempotency-Key was used for another request"
 )
 
 var (
@@ -43,7 +49,16 @@ var (
 	errProtected       = &apiError{status: http.StatusForbidden, message: msgProtected}
 	errTooLarge        = &apiError{status: http.StatusRequestEntityTooLarge, message: msgTooLarge}
 	errUnsupported     = &apiError{status: http.StatusUnsupportedMediaType, message: msgUnsupported}
+	errMethod          = &apiError{status: http.StatusMethodNotAllowed, message: msgMethod}
+	errUnknown         = &apiError{status: http.StatusNotFound, message: msgUnknownEndpoint}
+	errBusy            = &apiError{status: http.StatusServiceUnavailable, message: msgBusy, retryAfter: time.Second}
 )
+
+// badBody is the 400 of a request body that ended early or came too
+// slowly: the client's doing, so it is logged at info level.
+func badBody(cause error) *apiError {
+	return &apiError{status: http.StatusBadRequest, message: msgBadBody, cause: cause}
+}
 
 // invalid is a 422 naming the parameter and what is wrong with it.
 func invalid(param, problem string) *apiError {
@@ -80,13 +95,22 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			"request_id", infoFrom(r.Context()).id, "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = &apiError{status: http.StatusInternalServerError, message: msgInternal}
 	}
+	if ae.cause != nil {
+		log.InfoContext(r.Context(), "bad request", "request_id", infoFrom(r.Context()).id,
+			"method", r.Method, "path", r.URL.Path, "status", ae.status, "cause", ae.cause)
+	}
 	h := w.Header()
 	switch ae.status {
 	case http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", "Bearer")
-	case http.StatusTooManyRequests:
-		secs := int64((ae.retryAfter + time.Second - 1) / time.Second)
-		h.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		h.Set("Retry-After", seconds(ae.retryAfter))
 	}
 	writeJSON(w, ae.status, errorBody{Status: "error", Message: ae.message, Errors: ae.errors})
+}
+
+// seconds is a duration in whole seconds, rounded up, at least 1: the form
+// of Retry-After and X-RateLimit-Reset.
+func seconds(d time.Duration) string {
+	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,12 @@ var generated = map[string]*genShared{"sqlite": {}, "postgres": {}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	// Every response the end-to-end tests received must match the
+	// OpenAPI document.
+	if bad := checkRecorded(); len(bad) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d responses do not match /openapi.json:\n%s\n", len(bad), strings.Join(bad, "\n\n"))
+		code = 1
+	}
 	for _, g := range generated {
 		if g.release != nil {
 			g.release()

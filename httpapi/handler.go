@@ -6,22 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"roost/billing"
 	"roost/social"
 )
 
 // endpoint runs a route in the order CONTRACT "Money" fixes: 401 → 429 →
-// 422 (and 413/415) → 402 when the balance is not positive → the work →
-// 404/403 → cost → debit only if the balance covers it (else 402, no data)
-// → the response. Failed requests and empty pages cost nothing.
+// 422 (and 413/415/400) → a kept response for a repeated Idempotency-Key →
+// 402 when the balance is not positive → the work → 404/403 → cost →
+// debit only if the balance covers it (else 402, no data) → the response.
+// Failed requests and empty pages cost nothing. A method other than the
+// route's (HEAD too: a response without its body is not sold) is 405.
 func (s *server) endpoint(rt *route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		info := infoFrom(ctx)
 		info.route = rt.name
 		fail := func(err error) { writeError(w, r, s.log, err) }
-
+		if r.Method != rt.method {
+			w.Header().Set("Allow", rt.method)
+			fail(errMethod)
+			return
+		}
 		key, err := billing.Authenticate(ctx, s.store, r.Header.Get("Authorization"))
 		if errors.Is(err, billing.ErrUnauthenticated) {
 			err = errUnauthenticated
@@ -31,7 +39,7 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		info.keyID = key.ID
-		if err := s.allow(ctx, &key); err != nil {
+		if err := s.allow(ctx, w.Header(), &key); err != nil {
 			fail(err)
 			return
 		}
@@ -40,6 +48,19 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 		if err != nil {
 			fail(err)
 			return
+		}
+		idem, err := idempotency(r, a, key.ID, s.now())
+		if err != nil {
+			fail(err)
+			return
+		}
+		if idem != nil && !rt.free {
+			if replayed, err := s.replay(ctx, w, idem); replayed || err != nil {
+				if err != nil {
+					fail(err)
+				}
+				return
+			}
 		}
 		if !rt.free && key.Balance <= 0 {
 			fail(errInsufficient)
@@ -64,9 +85,23 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		if !rt.free {
-			amount, _, err := s.biller.Charge(ctx, key.ID, info.id, rt.name, items)
-			if errors.Is(err, social.ErrInsufficientBalance) {
+			if idem != nil {
+				idem.Body = buf.Bytes()
+			}
+			amount, _, err := s.biller.Charge(ctx, social.Debit{KeyID: key.ID, RequestID: info.id,
+				Endpoint: rt.name, Items: items, Response: idem})
+			switch {
+			case errors.Is(err, social.ErrInsufficientBalance):
 				err = errInsufficient
+			case idem != nil && errors.Is(err, social.ErrConflict):
+				// The same Idempotency-Key was paid for meanwhile: answer
+				// what that request got.
+				if replayed, rerr := s.replay(ctx, w, idem); replayed || rerr != nil {
+					if rerr != nil {
+						fail(rerr)
+					}
+					return
+				}
 			}
 			if err != nil {
 				fail(err)
@@ -79,8 +114,10 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 	}
 }
 
-// allow applies the key's rate limit.
-func (s *server) allow(ctx context.Context, key *social.APIKey) error {
+// allow applies the key's rate limit and reports its state in the
+// X-RateLimit-Limit, -Remaining and -Reset headers (seconds until the
+// bucket is full again).
+func (s *server) allow(ctx context.Context, h http.Header, key *social.APIKey) error {
 	limit := s.rateLimit
 	if key.RateLimit > 0 {
 		limit = key.RateLimit
@@ -88,12 +125,17 @@ func (s *server) allow(ctx context.Context, key *social.APIKey) error {
 	if limit < 0 {
 		return nil
 	}
-	ok, retry, err := s.limiter.Allow(ctx, key.ID, limit)
+	d, err := s.limiter.Allow(ctx, key.ID, limit)
 	if err != nil {
 		return fmt.Errorf("rate limit of key %d: %w", key.ID, err)
 	}
-	if !ok {
-		return &apiError{status: http.StatusTooManyRequests, message: msgRateLimited, retryAfter: retry}
+	if d.Limit > 0 {
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(int64((d.Reset+time.Second-1)/time.Second), 10))
+	}
+	if !d.Allowed {
+		return &apiError{status: http.StatusTooManyRequests, message: msgRateLimited, retryAfter: d.RetryAfter}
 	}
 	return nil
 }

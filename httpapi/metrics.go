@@ -60,3 +60,37 @@ func (m *metrics) charge(route string, items int, amount int64) {
 		m.charged.WithLabelValues(route).Add(float64(amount))
 	}
 }
+
+// readCounter is a store that counts the reads each of its databases
+// answered (PostgreSQL with read replicas).
+type readCounter interface {
+	ReadsServed() map[string]int64
+}
+
+// readsCollector exports a readCounter as roost_db_reads_total{db}.
+type readsCollector struct {
+	desc *prometheus.Desc
+	src  readCounter
+}
+
+func (c readsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c readsCollector) Collect(ch chan<- prometheus.Metric) {
+	for db, n := range c.src.ReadsServed() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), db)
+	}
+}
+
+// registerReads exports the store's read counts, when it keeps them.
+func registerReads(reg prometheus.Registerer, store any) {
+	rc, ok := store.(readCounter)
+	if !ok {
+		return
+	}
+	err := reg.Register(readsCollector{src: rc, desc: prometheus.NewDesc("roost_db_reads_total",
+		"Data reads answered by each database: the primary or a read replica.", []string{"db"}, nil)})
+	var are prometheus.AlreadyRegisteredError
+	if err != nil && !errors.As(err, &are) {
+		panic("httpapi: register metrics: " + err.Error())
+	}
+}

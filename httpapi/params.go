@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ type args struct {
 	ids   []int64        // tweets-by-ids, distinct, in request order
 	names []string       // users-by-usernames, distinct (any case), in request order
 	scope []byte         // names the results for cursors
-	raw   []byte         // the JSON body as sent
+	body  []byte         // the request body as read (POST routes)
 	limit int            // page size
 	key   *social.APIKey // the caller
 }
@@ -47,7 +48,10 @@ const (
 func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, error) {
 	a := &args{limit: rt.limit}
 	scope := []string{rt.name}
-	qs := r.URL.Query()
+	qs, err := queryValues(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
 	value := r.PathValue(rt.param)
 	if rt.inQuery {
 		value = qs.Get(rt.param)
@@ -145,6 +149,32 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 	return a, nil
 }
 
+// queryValues parses a query string as url.ParseQuery does, except that a
+// pair that cannot be decoded (a stray or bad % escape) is an error naming
+// its parameter instead of a pair silently left out (a garbled cursor must
+// not read as the first page), and ';' is a plain character.
+func queryValues(raw string) (url.Values, error) {
+	v := url.Values{}
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err != nil {
+			return nil, invalid("query string", fmt.Sprintf("parameter name %q is not valid percent-encoding", rawKey))
+		}
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			return nil, invalid(key, "is not valid percent-encoding")
+		}
+		v[key] = append(v[key], value)
+	}
+	return v, nil
+}
+
 // queryProblem says what is wrong with a query, without internals.
 func queryProblem(err error) string {
 	var se *search.Error
@@ -211,9 +241,11 @@ func (a *args) parseBody(r *http.Request, kind bodyKind) error {
 		if errors.As(err, &mbe) {
 			return errTooLarge
 		}
-		return fmt.Errorf("read request body: %w", err)
+		// The body ended before its Content-Length, or came slower
+		// than the server's read timeout: the client's doing.
+		return badBody(err)
 	}
-	a.raw = data
+	a.body = data
 	field := "ids"
 	if kind == bodyUsernames {
 		field = "usernames"

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,7 +48,16 @@ type Config struct {
 	CORSOrigins []string
 	// Upstream, when set, answers every data route (gateway mode).
 	Upstream Upstream
+	// Version names the build in the OpenAPI document.
+	Version string
+	// MaxConcurrent caps the requests served at once; one beyond it is
+	// answered 503 with Retry-After at once (0: DefaultMaxConcurrent,
+	// negative: no cap). Health, readiness and metrics are not counted.
+	MaxConcurrent int
 }
+
+// DefaultMaxConcurrent is the cap on requests served at once.
+const DefaultMaxConcurrent = 256
 
 // server is the handler New returns.
 type server struct {
@@ -63,6 +74,9 @@ type server struct {
 	mux           *http.ServeMux
 	buffers       bufferPool
 	upstream      Upstream
+	// slots holds a token per request being served (Config.MaxConcurrent);
+	// nil: no cap.
+	slots chan struct{}
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -99,12 +113,32 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		mux:           http.NewServeMux(),
 		upstream:      cfg.Upstream,
 	}
+	registerReads(cfg.Registry, store)
+	if cfg.MaxConcurrent == 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if cfg.MaxConcurrent > 0 {
+		s.slots = make(chan struct{}, cfg.MaxConcurrent)
+	}
 	for _, rt := range routes() {
 		for _, p := range rt.patterns() {
-			s.mux.Handle(p, s.endpoint(rt))
+			// Registered for every method: the endpoint answers a wrong
+			// one (HEAD too) 405 with its own Allow.
+			_, path, _ := strings.Cut(p, " ")
+			s.mux.Handle(path, s.endpoint(rt))
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	docs, err := newDocEndpoints(cfg.Version)
+	if err != nil {
+		panic("httpapi: " + err.Error()) // only this package's own types and template reach here
+	}
+	s.mux.HandleFunc("GET /openapi.json", docs.serveJSON)
+	s.mux.HandleFunc("GET /docs", docs.serveHTML)
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		infoFrom(r.Context()).route = "metrics"
@@ -176,8 +210,29 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sw.WriteHeader(http.StatusNoContent)
 		return
 	}
+	// ServeMux would redirect a path with "//", "." or ".." segments to
+	// its clean form; an API client is better told that there is no such
+	// endpoint (no endpoint ends in "/" either).
+	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+		writeError(sw, r, s.log, errUnknown)
+		return
+	}
+	if s.slots != nil && !unmetered[r.URL.Path] {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		default:
+			info.route = "busy"
+			writeError(sw, r, s.log, errBusy)
+			return
+		}
+	}
 	s.mux.ServeHTTP(sw, r)
 }
+
+// unmetered are the paths served beyond the cap on concurrent requests:
+// probes and monitoring must answer while the API is busy.
+var unmetered = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.json": true, "/docs": true}
 
 // statusWriter remembers the status written. While no handler of this
 // package has claimed the request (ServeMux answering by itself: 404, 405
@@ -197,6 +252,11 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	if w.info.route != routeUnmatched {
 		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	if code >= 300 && code < 400 {
+		w.ResponseWriter.WriteHeader(code) // a redirect: Location, no body
+		w.replaced = true
 		return
 	}
 	msg := http.StatusText(code)
@@ -240,4 +300,29 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		Status string `json:"status"`
 	}{"ok"})
+}
+
+// readiness is an optional store method: nil once the database answers
+// and its schema is migrated to what this binary expects.
+type readiness interface {
+	Ready(ctx context.Context) error
+}
+
+// ready is GET /readyz: 200 when the store answers and its migrations are
+// done, 503 when not (a load balancer sends no traffic until then).
+func (s *server) ready(w http.ResponseWriter, r *http.Request) {
+	info := infoFrom(r.Context())
+	info.route = "readyz"
+	check := s.store.Ping
+	if rd, ok := s.store.(readiness); ok {
+		check = rd.Ready
+	}
+	if err := check(r.Context()); err != nil {
+		s.log.WarnContext(r.Context(), "not ready", "request_id", info.id, "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{Status: "error", Message: "Not ready"})
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+	}{"ready"})
 }

@@ -71,7 +71,7 @@ func (s *server) serveUpstream(rt *route, r *http.Request) func(ctx context.Cont
 		}
 		info := infoFrom(ctx)
 		body, items, err := s.upstream.Fetch(ctx, UpstreamRequest{
-			Route: rt.name, Method: r.Method, Path: path, Query: r.URL.Query(), Body: a.raw,
+			Route: rt.name, Method: r.Method, Path: path, Query: r.URL.Query(), Body: a.body,
 			PathValues: values, MaxItems: maxItems, RequestID: info.id, KeyID: a.key.ID,
 		})
 		if err != nil {

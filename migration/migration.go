@@ -48,3 +48,19 @@ func Load(fsys fs.FS, dir string) ([]Step, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil
 }
+
+// Pending reports the steps of want whose versions are not among applied
+// (the versions a database records), by name.
+func Pending(want []Step, applied []int) []string {
+	have := make(map[int]bool, len(applied))
+	for _, v := range applied {
+		have[v] = true
+	}
+	var out []string
+	for _, s := range want {
+		if !have[s.Version] {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}

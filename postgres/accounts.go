@@ -73,13 +73,72 @@ func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.AP
 
 // Revoke marks a key revoked (the first revocation time stays).
 func (s *Store) Revoke(ctx context.Context, keyID int64) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`,
+	_, err := s.updateKey(ctx, keyID, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`,
 		time.Now().UnixMicro(), keyID)
+	return err
+}
+
+// SetRateLimit sets a key's requests per minute (0: the server default).
+func (s *Store) SetRateLimit(ctx context.Context, keyID int64, perMinute int) (social.APIKey, error) {
+	if perMinute < 0 {
+		return social.APIKey{}, fmt.Errorf("rate limit %d: %w", perMinute, social.ErrInvalid)
+	}
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET rate_limit = $1 WHERE id = $2`, perMinute, keyID)
+}
+
+// RotateKey gives a key a new digest and prefix.
+func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, prefix string) (social.APIKey, error) {
+	k, err := s.updateKey(ctx, keyID, `UPDATE api_keys SET digest = $1, prefix = $2 WHERE id = $3`, digest[:], prefix, keyID)
+	if isUniqueViolation(err) {
+		return k, fmt.Errorf("api key digest exists: %w", social.ErrConflict)
+	}
+	return k, err
+}
+
+// updateKey runs one UPDATE of a key's row and returns the key as stored.
+func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args ...any) (social.APIKey, error) {
+	tag, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("postgres: revoke: %w", err)
+		return social.APIKey{}, fmt.Errorf("postgres: update key %d: %w", keyID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
+		return social.APIKey{}, fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
 	}
-	return nil
+	return s.Key(ctx, keyID)
+}
+
+// Keys, the ledger and kept responses are read from the primary, never a
+// replica: a top-up, revocation or limit change holds at once everywhere.
+
+// KeyByDigest finds a key by its digest, on the primary.
+func (s *Store) KeyByDigest(ctx context.Context, digest [32]byte) (social.APIKey, error) {
+	return s.primary.KeyByDigest(ctx, digest)
+}
+
+// Key finds a key by id, on the primary.
+func (s *Store) Key(ctx context.Context, id int64) (social.APIKey, error) {
+	return s.primary.Key(ctx, id)
+}
+
+// Keys lists every key, on the primary.
+func (s *Store) Keys(ctx context.Context) ([]social.APIKey, error) { return s.primary.Keys(ctx) }
+
+// Ledger lists a key's ledger rows, on the primary.
+func (s *Store) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
+	return s.primary.Ledger(ctx, keyID)
+}
+
+// LedgerPage lists a page of a key's ledger, on the primary.
+func (s *Store) LedgerPage(ctx context.Context, f social.LedgerFilter) (social.Page[social.LedgerEntry], error) {
+	return s.primary.LedgerPage(ctx, f)
+}
+
+// Usage adds up debits, on the primary.
+func (s *Store) Usage(ctx context.Context, f social.UsageFilter) ([]social.Usage, error) {
+	return s.primary.Usage(ctx, f)
+}
+
+// Replay finds a kept response, on the primary.
+func (s *Store) Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (social.StoredResponse, error) {
+	return s.primary.Replay(ctx, keyID, idemKey, since)
 }

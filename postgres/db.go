@@ -16,7 +16,8 @@ import (
 // when numbered is set (queries built with $n go as they are).
 type pgDB struct {
 	pool     *pgxpool.Pool
-	numbered *sync.Map // query with ? → query with $n
+	numbered *sync.Map   // query with ? → query with $n
+	reads    *readRouter // when set, reads go to its replicas
 }
 
 // Query runs query and calls each for every row.
@@ -28,12 +29,25 @@ func (d pgDB) Query(ctx context.Context, query string, args []any, each func(sql
 		}
 		query = q.(string)
 	}
-	rows, err := d.pool.Query(ctx, query, args...)
+	if d.reads == nil {
+		return queryOn(ctx, d.pool, query, args, each, new(int))
+	}
+	delivered := 0
+	_, err := readOn(ctx, d.reads, d.pool, func(pool *pgxpool.Pool) (struct{}, error) {
+		return struct{}{}, queryOn(ctx, pool, query, args, each, &delivered)
+	}, func() bool { return delivered == 0 })
+	return err
+}
+
+// queryOn runs query on pool, counting the rows handed to each.
+func queryOn(ctx context.Context, pool *pgxpool.Pool, query string, args []any, each func(sqlstore.Rows) error, delivered *int) error {
+	rows, err := pool.Query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("postgres: query: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
+		*delivered++
 		if err := each(rows); err != nil {
 			return err
 		}

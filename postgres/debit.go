@@ -10,17 +10,21 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // debitSQL takes the amount only if the balance covers it and the key is
 // live, writes the ledger row and, for a request id, claims the request
-// (migration 0003), in one statement and so one transaction: the row lock
+// (migration 0003) and keeps the response of an Idempotency-Key (migration
+// 0008), in one statement and so one transaction: the row lock
 // on the key serialises debits of one key across every replica, so no
 // interleaving can overspend.
 const debitSQL = `WITH k AS (
 		UPDATE api_keys SET balance = balance - $1
 		WHERE id = $2 AND balance >= $1 AND revoked_at IS NULL RETURNING id, balance),
-	r AS (INSERT INTO debit_requests (key_id, request_id) SELECT id, $3 FROM k WHERE $3 <> '')
+	r AS (INSERT INTO debit_requests (key_id, request_id) SELECT id, $3 FROM k WHERE $3 <> ''),
+	i AS (INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at)
+		SELECT id, $7, $8, $9, $10 FROM k WHERE $7 <> '')
 	INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
 	SELECT id, 'debit', $3, $4, $5, $1, balance, $6 FROM k RETURNING balance_after`
 
@@ -38,9 +42,20 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	if d.Amount <= 0 {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
+	now := time.Now().UnixMicro()
+	var idemKey, fingerprint string
+	var body []byte
+	var kept int64
+	if r := d.Response; r != nil {
+		kept = sqlstore.Micros(r.CreatedAt)
+		if err := s.expireResponses(ctx, d.KeyID, r.Key, kept); err != nil {
+			return 0, err
+		}
+		idemKey, fingerprint, body = r.Key, r.Fingerprint, r.Body
+	}
 	var bal int64
 	err := s.pool.QueryRow(ctx, debitSQL, d.Amount, d.KeyID, d.RequestID, d.Endpoint, d.Items,
-		time.Now().UnixMicro()).Scan(&bal)
+		now, idemKey, fingerprint, body, kept).Scan(&bal)
 	if s.loseDebitReply != nil && err == nil {
 		err = s.loseDebitReply()
 	}
@@ -50,7 +65,8 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return 0, fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)
 	case isUniqueViolation(err):
-		return 0, fmt.Errorf("key %d: request %s was charged already: %w", d.KeyID, d.RequestID, social.ErrConflict)
+		return 0, fmt.Errorf("key %d: request %s or its Idempotency-Key was charged already: %w",
+			d.KeyID, d.RequestID, social.ErrConflict)
 	case d.RequestID != "" && maybeSent(err):
 		return s.settle(ctx, d, err)
 	}
@@ -117,4 +133,23 @@ func (s *Store) claim(ctx context.Context, d social.Debit) (bal int64, settled b
 		return 0, false, nil // claimed by an earlier settle: never charged
 	}
 	return bal, err == nil, err
+}
+
+// expireEvery is how many kept responses pass between removals of every
+// expired one; in between only the key's own expired response goes.
+const expireEvery = 256
+
+// expireResponses removes an expired response kept under the same
+// Idempotency-Key (its place is taken anew) and, every expireEvery calls,
+// all expired responses; now is the new response's time.
+func (s *Store) expireResponses(ctx context.Context, keyID int64, idemKey string, now int64) error {
+	cutoff := now - social.IdempotencyWindow.Microseconds()
+	q, args := `DELETE FROM idempotency_keys WHERE key_id = $1 AND idem_key = $2 AND created_at < $3`, []any{keyID, idemKey, cutoff}
+	if s.kept.Add(1)%expireEvery == 0 {
+		q, args = `DELETE FROM idempotency_keys WHERE created_at < $1`, []any{cutoff}
+	}
+	if _, err := s.pool.Exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("postgres: expire kept responses: %w", err)
+	}
+	return nil
 }

@@ -58,3 +58,24 @@ func (s *Store) migrate(ctx context.Context) error {
 		return nil
 	})
 }
+
+// Ready reports an error unless the database answers and every migration
+// this binary embeds is applied.
+func (s *Store) Ready(ctx context.Context) error {
+	steps, err := migration.Load(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("postgres: ready: %w", err)
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return fmt.Errorf("postgres: ready: %w", err)
+	}
+	if p := migration.Pending(steps, applied); len(p) > 0 {
+		return fmt.Errorf("postgres: migrations not applied: %v", p)
+	}
+	return nil
+}

@@ -86,24 +86,54 @@ func TestLimiterAcrossReplicas(t *testing.T) {
 	b.now = a.now
 	ctx := context.Background()
 	for i, l := range []*Limiter{a, b, a} {
-		ok, _, err := l.Allow(ctx, 7, 3)
-		if err != nil || !ok {
-			t.Fatalf("request %d refused: %v", i, err)
+		d, err := l.Allow(ctx, 7, 3)
+		if err != nil || !d.Allowed || d.Remaining != 2-i || d.Limit != 3 {
+			t.Fatalf("request %d: %+v, %v; want allowed, %d remaining", i, d, err, 2-i)
 		}
 	}
-	ok, retry, err := b.Allow(ctx, 7, 3)
-	if err != nil || ok || retry != 45*time.Second {
-		t.Errorf("4th request in a minute: ok=%v retry=%v err=%v; want refused, retry 45s", ok, retry, err)
+	d, err := b.Allow(ctx, 7, 3)
+	if err != nil || d.Allowed || d.RetryAfter != 20*time.Second || d.Reset != time.Minute {
+		t.Errorf("4th request at once: %+v, %v; want refused, retry 20s, full in 1m", d, err)
 	}
-	if ok, _, _ := a.Allow(ctx, 8, 3); !ok {
+	if d, _ := a.Allow(ctx, 8, 3); !d.Allowed {
 		t.Errorf("another key was limited")
 	}
-	if ok, _, _ := a.Allow(ctx, 7, 0); !ok {
-		t.Errorf("no limit refused")
+	if d, _ := a.Allow(ctx, 7, 0); !d.Allowed || d.Limit != 0 {
+		t.Errorf("no limit: %+v", d)
 	}
-	now = now.Add(time.Minute)
-	if ok, _, _ := b.Allow(ctx, 7, 3); !ok {
-		t.Errorf("refused in the next minute")
+	now = now.Add(20 * time.Second)
+	if d, _ := b.Allow(ctx, 7, 3); !d.Allowed || d.Remaining != 0 {
+		t.Errorf("refused after one token refilled: %+v", d)
+	}
+	if d, _ := a.Allow(ctx, 7, 3); d.Allowed {
+		t.Errorf("allowed with no token left: %+v", d)
+	}
+}
+
+// TestLimiterMinuteBoundary: a burst just before and just after a minute
+// boundary gets the limit once, not twice (the per-minute windows this
+// limiter replaced let 240 requests through in 1.7 s at 120 per minute).
+func TestLimiterMinuteBoundary(t *testing.T) {
+	l := open(t, freshURL(t)).Limiter()
+	now := time.Date(2025, 1, 1, 10, 0, 59, 0, time.UTC)
+	l.now = func() time.Time { return now }
+	ctx := context.Background()
+	allowed := 0
+	for range 2 {
+		for range 120 {
+			d, err := l.Allow(ctx, 1, 120)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allowed {
+				allowed++
+			}
+		}
+		now = now.Add(1700 * time.Millisecond) // across the boundary
+	}
+	// 120 at once, then 1.7 s of refill at 2 per second.
+	if allowed != 123 {
+		t.Errorf("%d requests allowed across a minute boundary in 1.7 s at 120/min, want 123", allowed)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"roost/search"
 	"roost/social"
@@ -29,14 +30,24 @@ const gatherLimit = 5000
 // no such anchor (tags, mentions, from:, lang:, filters) runs as one ordered query, which
 // the planner serves from the matching b-tree. Measurements are in the
 // package README.
+//
+// With read replicas, the whole search runs on one of them (or on the
+// primary, when none is well or the replica fails it).
 func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
+	return readOn(ctx, s.reads, s.pool, func(pool *pgxpool.Pool) (social.Page[social.Post], error) {
+		return s.searchOn(ctx, pool, q, order, p)
+	}, nil)
+}
+
+// searchOn runs Search on pool.
+func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
 	if q == nil {
 		q = &search.Query{}
 	}
 	if q.Root != nil && search.Unsatisfiable(q.Root) {
 		return social.Page[social.Post]{Items: []social.Post{}}, nil
 	}
-	c := &compiler{s: s, ctx: ctx}
+	c := &compiler{s: s, pool: pool, ctx: ctx}
 	where, err := c.where(q)
 	if err != nil {
 		return social.Page[social.Post]{}, err
@@ -50,7 +61,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	}
 	gather := false
 	if q.Root != nil && indexed(q.Root) {
-		est, err := s.estimate(ctx, where, c.args)
+		est, err := s.estimate(ctx, pool, where, c.args)
 		if err != nil {
 			return social.Page[social.Post]{}, err
 		}
@@ -70,7 +81,7 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 				bound = "(p.score + 0, p.id + 0) < (" + c.arg(sv) + ", " + c.arg(id) + ")"
 			}
 		}
-		return s.searchPage(ctx, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
+		return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
 			SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
 			WHERE p.id IN (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)`+orderBy("p"), c.args)
 	}
@@ -80,18 +91,18 @@ func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order,
 	} else {
 		key = "p.id < " + c.arg(id)
 	}
-	return s.searchPage(ctx, lim, `SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p WHERE `+where+` AND `+key+
+	return s.searchPage(ctx, pool, lim, `SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p WHERE `+where+` AND `+key+
 		orderBy("p")+` LIMIT `+n, c.args)
 }
 
 // estimate is the planner's estimate of how many posts match where.
-func (s *Store) estimate(ctx context.Context, where string, args []any) (float64, error) {
+func (s *Store) estimate(ctx context.Context, pool *pgxpool.Pool, where string, args []any) (float64, error) {
 	var plan []struct {
 		Plan struct {
 			Rows float64 `json:"Plan Rows"`
 		} `json:"Plan"`
 	}
-	err := s.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE `+where,
+	err := pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE `+where,
 		append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&plan)
 	if err != nil || len(plan) == 0 {
 		return 0, fmt.Errorf("postgres: search: estimate: %w", err)
@@ -104,8 +115,8 @@ func (s *Store) estimate(ctx context.Context, where string, args []any) (float64
 // phraseto_tsquery($n) to a constant or see how rare a term is (measured:
 // the probe went from 1.6 ms to ~9 ms once the cached statement turned
 // generic).
-func (s *Store) searchPage(ctx context.Context, lim int, query string, args []any) (social.Page[social.Post], error) {
-	page, err := sqlstore.PostPage(ctx, pgDB{pool: s.pool}, lim, query, append([]any{pgx.QueryExecModeExec}, args...))
+func (s *Store) searchPage(ctx context.Context, pool *pgxpool.Pool, lim int, query string, args []any) (social.Page[social.Post], error) {
+	page, err := sqlstore.PostPage(ctx, pgDB{pool: pool}, lim, query, append([]any{pgx.QueryExecModeExec}, args...))
 	if err != nil {
 		return page, fmt.Errorf("postgres: search: %w", err)
 	}

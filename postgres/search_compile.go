@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 // to ids first.
 type compiler struct {
 	s    *Store
+	pool *pgxpool.Pool // where the search runs: the primary or a replica
 	ctx  context.Context
 	args []any
 }
@@ -68,7 +70,7 @@ func (c *compiler) timeIDs(root search.Node) ([]string, error) {
 		}
 		if conds == nil {
 			var outliers bool
-			if err := c.s.pool.QueryRow(c.ctx, `SELECT EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
+			if err := c.pool.QueryRow(c.ctx, `SELECT EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
 				return nil, fmt.Errorf("postgres: search: time bounds: %w", err)
 			}
 			if outliers {
@@ -251,7 +253,7 @@ func (c *compiler) filterCond(k search.FilterKind) (string, error) {
 // authorIn compiles from:NAME to the ids of the users with that screen
 // name who are not shadow-banned (SPEC 4.17: their posts never match).
 func (c *compiler) authorIn(name string) (string, error) {
-	rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM users WHERE lower(screen_name) = $1 AND NOT shadow_banned`,
+	rows, err := c.pool.Query(c.ctx, `SELECT id FROM users WHERE lower(screen_name) = $1 AND NOT shadow_banned`,
 		strings.ToLower(name))
 	if err != nil {
 		return "", fmt.Errorf("postgres: search: from: %w", err)

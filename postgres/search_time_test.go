@@ -39,7 +39,7 @@ func TestSearchTimeIDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &compiler{s: s, ctx: ctx}
+		c := &compiler{s: s, pool: s.pool, ctx: ctx}
 		where, err := c.where(q)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,9 +30,15 @@ type Store struct {
 
 	pool *pgxpool.Pool
 	log  *slog.Logger
-	name string // the database for logs, without credentials
+	// reads sends the data reads to read replicas (nil: none); primary
+	// reads what must be current (keys, the ledger, kept responses).
+	reads   *readRouter
+	primary sqlstore.Reader
+	name    string // the database for logs, without credentials
 
 	runes tsRunes // what the server's text-search parser makes of characters
+
+	kept atomic.Uint64 // responses kept for Idempotency-Keys (expireResponses)
 
 	// loseDebitReply, set by tests only, replaces the outcome of every
 	// committed debit statement, as a connection lost before the reply.
@@ -48,6 +55,11 @@ var (
 // the first schema of the URL's search_path (default: public). Several
 // processes may open the same database at once.
 func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+	return OpenOptions(ctx, url, Options{}, log)
+}
+
+// OpenOptions is Open with read replicas (see Options).
+func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -73,7 +85,9 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect to %s: %w", name, err)
 	}
 	s := &Store{pool: pool, log: log, name: name}
-	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: &sync.Map{}}, Dialect: dialect}
+	numbered := &sync.Map{}
+	s.primary = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered}, Dialect: dialect}
+	s.Reader = s.primary
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -82,11 +96,17 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if s.reads, err = newReadRouter(ctx, pool, opts, log); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered, reads: s.reads}, Dialect: dialect}
 	return s, nil
 }
 
 // Close releases the pool.
 func (s *Store) Close() error {
+	s.reads.close()
 	s.pool.Close()
 	return nil
 }

@@ -45,6 +45,80 @@ type Debit struct {
 	Endpoint  string
 	Items     int
 	Amount    int64 // micro-USD, > 0
+	// Response, when set, is the paid response kept under its client's
+	// Idempotency-Key in the same transaction as the debit, so that a
+	// retry is answered from it without a second charge.
+	Response *StoredResponse
+}
+
+// IdempotencyWindow is how long a paid response is kept for retries
+// carrying the same Idempotency-Key.
+const IdempotencyWindow = 24 * time.Hour
+
+// StoredResponse is a paid response kept for retries: the key's own
+// Idempotency-Key, a digest of the request it answered, and the body.
+type StoredResponse struct {
+	KeyID       int64
+	Key         string // the client's Idempotency-Key
+	Fingerprint string // digest of method, path, query and body
+	Body        []byte
+	// CreatedAt is when the response was made; the window of its key
+	// (and of the expired responses a debit removes) counts from it.
+	CreatedAt time.Time
+}
+
+// LedgerFilter selects a key's ledger rows for one page: rows created in
+// [Since, Until) (zero: unbounded) of one endpoint (empty: any), after the
+// row AfterID (0: from the first), at most Limit rows, oldest first.
+type LedgerFilter struct {
+	KeyID        int64
+	Since, Until time.Time
+	Endpoint     string
+	AfterID      int64
+	Limit        int
+}
+
+// UsageFilter selects the debits that Usage adds up: of one key (0: every
+// key), created in [Since, Until) (zero: unbounded), of one endpoint
+// (empty: any).
+type UsageFilter struct {
+	KeyID        int64
+	Since, Until time.Time
+	Endpoint     string
+}
+
+// Usage is what one key spent on one endpoint in one UTC day.
+type Usage struct {
+	KeyID    int64
+	Endpoint string
+	Day      time.Time // UTC midnight
+	Requests int64     // paid responses
+	Items    int64
+	Amount   int64 // micro-USD
+}
+
+// AccountAdmin is what an operator does to keys beyond Accounts: change a
+// key's rate limit, give it a new secret, and read its ledger and usage.
+type AccountAdmin interface {
+	// SetRateLimit sets a key's requests per minute (0: the server's
+	// default) and returns it updated.
+	SetRateLimit(ctx context.Context, keyID int64, perMinute int) (APIKey, error)
+	// RotateKey replaces a key's digest and prefix (a new secret for the
+	// same account: balance, limit and ledger stay); the old secret stops
+	// working at once. The digest must be unique (ErrConflict).
+	RotateKey(ctx context.Context, keyID int64, digest [32]byte, prefix string) (APIKey, error)
+	// LedgerPage lists a key's ledger rows by f, oldest first; Next is set
+	// while more follow (its ID is the last row's id).
+	LedgerPage(ctx context.Context, f LedgerFilter) (Page[LedgerEntry], error)
+	// Usage adds up debits by key, endpoint and UTC day, in that order.
+	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
+}
+
+// Replays finds the paid responses kept for Idempotency-Key retries.
+type Replays interface {
+	// Replay returns the response kept for the key's Idempotency-Key if it
+	// was stored at or after since; else ErrNotFound.
+	Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (StoredResponse, error)
 }
 
 // Accounts holds API keys, balances and the ledger. Every balance change is

@@ -152,6 +152,8 @@ type Store interface {
 	Reader
 	Writer
 	Accounts
+	AccountAdmin
+	Replays
 	// Counts reports how many values of each kind are stored.
 	Counts(ctx context.Context) (map[string]int64, error)
 	// Ping checks that the database answers.

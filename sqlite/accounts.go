@@ -88,15 +88,9 @@ func (s *Store) keyTx(ctx context.Context, id int64) (social.APIKey, error) {
 
 // Revoke marks a key revoked.
 func (s *Store) Revoke(ctx context.Context, keyID int64) error {
-	res, err := s.write.ExecContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`,
+	_, err := s.updateKey(ctx, keyID, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`,
 		time.Now().UnixMicro(), keyID)
-	if err != nil {
-		return fmt.Errorf("sqlite: revoke: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
-	}
-	return nil
+	return err
 }
 
 // Debit charges a key if its balance covers the amount (see
@@ -106,4 +100,36 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
 	return s.debits.submit(ctx, d)
+}
+
+// SetRateLimit sets a key's requests per minute (0: the server default).
+func (s *Store) SetRateLimit(ctx context.Context, keyID int64, perMinute int) (social.APIKey, error) {
+	if perMinute < 0 {
+		return social.APIKey{}, fmt.Errorf("rate limit %d: %w", perMinute, social.ErrInvalid)
+	}
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET rate_limit = ? WHERE id = ?`, perMinute, keyID)
+}
+
+// RotateKey gives a key a new digest and prefix.
+func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, prefix string) (social.APIKey, error) {
+	var n int
+	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE digest = ?`, digest[:]).Scan(&n); err != nil {
+		return social.APIKey{}, fmt.Errorf("sqlite: rotate key: %w", err)
+	}
+	if n > 0 {
+		return social.APIKey{}, fmt.Errorf("api key digest exists: %w", social.ErrConflict)
+	}
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET digest = ?, prefix = ? WHERE id = ?`, digest[:], prefix, keyID)
+}
+
+// updateKey runs one UPDATE of a key's row and returns the key as stored.
+func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args ...any) (social.APIKey, error) {
+	res, err := s.write.ExecContext(ctx, query, args...)
+	if err != nil {
+		return social.APIKey{}, fmt.Errorf("sqlite: update key %d: %w", keyID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return social.APIKey{}, fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)
+	}
+	return s.keyTx(ctx, keyID)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"roost/social"
+	"roost/sqlstore"
 )
 
 // debitBatcher commits concurrent debits together: one goroutine takes
@@ -118,9 +119,25 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 		return fmt.Errorf("sqlite: debit: %w", err)
 	}
 	defer seen.Close()
+	keep, err := newResponseKeeper(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer keep.close()
 	now := time.Now().UnixMicro()
 	for i, r := range batch {
 		d := r.d
+		if d.Response != nil {
+			kept, err := keep.fresh(ctx, d)
+			if err != nil {
+				return err
+			}
+			if kept {
+				results[i] = debitResult{err: fmt.Errorf("key %d: Idempotency-Key %q was answered already: %w",
+					d.KeyID, d.Response.Key, social.ErrConflict)}
+				continue
+			}
+		}
 		if d.RequestID != "" {
 			var charged bool
 			if err := seen.QueryRowContext(ctx, d.KeyID, d.RequestID).Scan(&charged); err != nil {
@@ -144,10 +161,80 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 		if _, err := ins.ExecContext(ctx, d.KeyID, d.RequestID, d.Endpoint, d.Items, d.Amount, bal, now); err != nil {
 			return fmt.Errorf("sqlite: debit: ledger: %w", err)
 		}
+		if d.Response != nil {
+			if err := keep.store(ctx, d); err != nil {
+				return err
+			}
+		}
 		results[i] = debitResult{balance: bal}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: debit: commit: %w", err)
+	}
+	return nil
+}
+
+// responseKeeper writes the responses of debits that carry one
+// (social.Debit.Response) inside the debit's transaction.
+type responseKeeper struct {
+	find, drop, insert *sql.Stmt
+	pruned             bool
+}
+
+func newResponseKeeper(ctx context.Context, tx *sql.Tx) (*responseKeeper, error) {
+	k := &responseKeeper{}
+	var err error
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{
+		{&k.find, `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`},
+		{&k.drop, `DELETE FROM idempotency_keys WHERE created_at < ?`},
+		{&k.insert, `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`},
+	} {
+		if *p.st, err = tx.PrepareContext(ctx, p.q); err != nil {
+			k.close()
+			return nil, fmt.Errorf("sqlite: debit: %w", err)
+		}
+	}
+	return k, nil
+}
+
+func (k *responseKeeper) close() {
+	for _, st := range []*sql.Stmt{k.find, k.drop, k.insert} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// fresh reports whether d's Idempotency-Key holds a response younger than
+// social.IdempotencyWindow. Once per transaction it first removes the
+// expired responses of every key.
+func (k *responseKeeper) fresh(ctx context.Context, d social.Debit) (bool, error) {
+	if !k.pruned {
+		cutoff := sqlstore.Micros(d.Response.CreatedAt.Add(-social.IdempotencyWindow))
+		if _, err := k.drop.ExecContext(ctx, cutoff); err != nil {
+			return false, fmt.Errorf("sqlite: debit: expire responses: %w", err)
+		}
+		k.pruned = true
+	}
+	var created int64
+	err := k.find.QueryRowContext(ctx, d.KeyID, d.Response.Key).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sqlite: debit: idempotency key: %w", err)
+	}
+	return true, nil
+}
+
+// store keeps d's response.
+func (k *responseKeeper) store(ctx context.Context, d social.Debit) error {
+	r := d.Response
+	if _, err := k.insert.ExecContext(ctx, d.KeyID, r.Key, r.Fingerprint, r.Body, sqlstore.Micros(r.CreatedAt)); err != nil {
+		return fmt.Errorf("sqlite: debit: keep response: %w", err)
 	}
 	return nil
 }

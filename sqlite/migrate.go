@@ -58,3 +58,32 @@ func (s *Store) applyMigration(ctx context.Context, m migration.Step) error {
 	s.log.Info("applied migration", "db", s.path, "migration", m.Name)
 	return nil
 }
+
+// Ready reports an error unless the database answers and every migration
+// this binary embeds is applied.
+func (s *Store) Ready(ctx context.Context) error {
+	steps, err := migration.Load(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	var applied []int
+	rows, err := s.read.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("sqlite: ready: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return fmt.Errorf("sqlite: ready: %w", err)
+		}
+		applied = append(applied, v)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlite: ready: %w", err)
+	}
+	if p := migration.Pending(steps, applied); len(p) > 0 {
+		return fmt.Errorf("sqlite: migrations not applied: %v", p)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"roost/social"
 )
@@ -59,4 +60,85 @@ func (r Reader) Keys(ctx context.Context) ([]social.APIKey, error) {
 // Ledger lists a key's ledger rows in order.
 func (r Reader) Ledger(ctx context.Context, keyID int64) ([]social.LedgerEntry, error) {
 	return all(ctx, r.DB, `SELECT `+LedgerColumns+` FROM ledger WHERE key_id = ? ORDER BY id`, []any{keyID}, ScanLedgerEntry)
+}
+
+// LedgerPage lists a key's ledger rows by f, oldest first (see
+// social.AccountAdmin).
+func (r Reader) LedgerPage(ctx context.Context, f social.LedgerFilter) (social.Page[social.LedgerEntry], error) {
+	q := `SELECT ` + LedgerColumns + ` FROM ledger WHERE key_id = ? AND id > ?`
+	args := []any{f.KeyID, f.AfterID}
+	q, args = timeAndEndpoint(q, args, f.Since, f.Until, f.Endpoint)
+	limit := max(f.Limit, 1)
+	pg := NewPager[social.LedgerEntry](limit)
+	err := r.DB.Query(ctx, q+` ORDER BY id LIMIT ?`, append(args, limit+1), func(row Rows) error {
+		l, err := ScanLedgerEntry(row)
+		if err != nil {
+			return fmt.Errorf("scan ledger: %w", err)
+		}
+		pg.Add(l, social.Key{Sort: l.ID, ID: l.ID})
+		return nil
+	})
+	return pg.Page(), err
+}
+
+// microsPerDay is one UTC day in the stored unit of times.
+const microsPerDay = 86_400_000_000
+
+// Usage adds up debits by key, endpoint and UTC day (see
+// social.AccountAdmin).
+func (r Reader) Usage(ctx context.Context, f social.UsageFilter) ([]social.Usage, error) {
+	q := `SELECT key_id, endpoint, created_at / ` + fmt.Sprint(microsPerDay) + ` AS day, count(*), sum(items), sum(amount)
+		FROM ledger WHERE kind = 'debit'`
+	var args []any
+	if f.KeyID != 0 {
+		q += ` AND key_id = ?`
+		args = append(args, f.KeyID)
+	}
+	q, args = timeAndEndpoint(q, args, f.Since, f.Until, f.Endpoint)
+	q += ` GROUP BY key_id, endpoint, day ORDER BY key_id, endpoint, day`
+	return all(ctx, r.DB, q, args, func(row Rows) (social.Usage, error) {
+		var u social.Usage
+		var day int64
+		if err := row.Scan(&u.KeyID, &u.Endpoint, &day, &u.Requests, &u.Items, &u.Amount); err != nil {
+			return u, fmt.Errorf("scan usage: %w", err)
+		}
+		u.Day = FromMicros(day * microsPerDay)
+		if day == 0 {
+			u.Day = time.Unix(0, 0).UTC()
+		}
+		return u, nil
+	})
+}
+
+// timeAndEndpoint adds the bounds of a ledger filter to a query.
+func timeAndEndpoint(q string, args []any, since, until time.Time, endpoint string) (string, []any) {
+	if !since.IsZero() {
+		q += ` AND created_at >= ?`
+		args = append(args, Micros(since))
+	}
+	if !until.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, Micros(until))
+	}
+	if endpoint != "" {
+		q += ` AND endpoint = ?`
+		args = append(args, endpoint)
+	}
+	return q, args
+}
+
+// Replay returns the response kept for a key's Idempotency-Key since a
+// time (see social.Replays).
+func (r Reader) Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (social.StoredResponse, error) {
+	return one(ctx, r.DB, "idempotent response", `SELECT key_id, idem_key, fingerprint, body, created_at
+		FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND created_at >= ?`,
+		[]any{keyID, idemKey, Micros(since)}, func(row Rows) (social.StoredResponse, error) {
+			var s social.StoredResponse
+			var t int64
+			if err := row.Scan(&s.KeyID, &s.Key, &s.Fingerprint, &s.Body, &t); err != nil {
+				return s, fmt.Errorf("scan idempotent response: %w", err)
+			}
+			s.CreatedAt = FromMicros(t)
+			return s, nil
+		})
 }

@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LikesSpacesBios", func(t *testing.T) { testLikesSpacesBios(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
+	t.Run("Admin", func(t *testing.T) { testAdmin(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 }
 

@@ -143,7 +143,7 @@ func loadConformance(t *testing.T) conformanceFile {
 	t.Helper()
 	data, err := os.ReadFile(conformancePath)
 	if errors.Is(err, fs.ErrNotExist) && os.Getenv("CI") != "true" {
-		t.Skipf("twitter-text conformance file %s is absent (it ships in shared/testdata); set CI=true to require it", conformancePath)
+		t.Skipf("twitter-text's conformance file is not at %s (shared test data beside the repository, not part of a clone); CI=true requires it", conformancePath)
 	}
 	if err != nil {
 		t.Fatalf("reading twitter-text conformance file: %v", err)

@@ -2,42 +2,52 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
+	"roost/admin"
 	"roost/billing"
 	"roost/social"
 )
 
-func cmdKeys(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(e.stdout, `Usage: roost keys SUBCOMMAND --db DB [flags]
+const keysUsage = `Usage: roost keys SUBCOMMAND [--db DB] [flags]
 
 Subcommands:
   create --credits USD [--name TEXT] [--rate-limit N]   make a key; prints only the key
   list                                                  list keys (id, name, prefix, balance, state)
   topup  --id ID --credits USD                          add credit to a key
+  limit  --id ID --rate-limit N                         set a key's requests per minute (0: the server's default)
   revoke --id ID                                        revoke a key (its ledger stays)
+  rotate --id ID                                        give a key a new secret (printed once; the old one stops working)
+  ledger --id ID [--since T] [--until T] [--endpoint E] [--limit N] [--cursor C]   a key's ledger rows, oldest first
+  usage  [--id ID] [--since T] [--until T] [--endpoint E]                          spending by key, endpoint and UTC day
 
-Amounts are decimal US dollars with at most 6 decimals (micro-USD).
-`)
-		if len(args) == 0 {
-			return usageError("missing subcommand")
-		}
+Without --db the commands use ./roost.db and say so. Amounts are decimal US
+dollars with at most 6 decimals (micro-USD); times are RFC 3339 or
+YYYY-MM-DD. The admin HTTP API of 'roost serve' does the same things.
+`
+
+func cmdKeys(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usageError("missing subcommand (create, list, topup, limit, revoke, rotate, ledger, usage)")
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(e.stdout, keysUsage)
 		return nil
 	}
-	switch args[0] {
-	case "create":
-		return keysCreate(ctx, e, args[1:])
-	case "list":
-		return keysList(ctx, e, args[1:])
-	case "topup":
-		return keysTopUp(ctx, e, args[1:])
-	case "revoke":
-		return keysRevoke(ctx, e, args[1:])
+	sub := map[string]func(context.Context, *env, []string) error{
+		"create": keysCreate, "list": keysList, "topup": keysTopUp, "limit": keysLimit,
+		"revoke": keysRevoke, "rotate": keysRotate, "ledger": keysLedger, "usage": keysUsageCmd,
 	}
-	return usageError("unknown subcommand %q (create, list, topup, revoke)", args[0])
+	run, ok := sub[args[0]]
+	if !ok {
+		return usageError("unknown subcommand %q (create, list, topup, limit, revoke, rotate, ledger, usage)", args[0])
+	}
+	return run(ctx, e, args[1:])
 }
 
 // usdFlag is a flag holding an exact dollar amount in micro-USD.
@@ -62,14 +72,55 @@ func (f *usdFlag) Set(s string) error {
 	return nil
 }
 
+// keysCommand is a keys subcommand's flags: --db and its own.
+type keysCommand struct {
+	fs *flag.FlagSet
+	db *string
+	id *int64
+}
+
+func newKeysCommand(e *env, name, synopsis string, needID bool) *keysCommand {
+	c := &keysCommand{fs: newFlags(e, "keys "+name, "keys "+synopsis)}
+	c.db = c.fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
+	if needID {
+		c.id = c.fs.Int64("id", 0, "the key's id (see 'roost keys list') (required)")
+	}
+	return c
+}
+
+// parse parses args and checks --id.
+func (c *keysCommand) parse(args []string) error {
+	if err := parse(c.fs, args, false); err != nil {
+		return err
+	}
+	if c.id != nil && *c.id <= 0 {
+		return usageError("--id is required")
+	}
+	return nil
+}
+
+// open opens the administration service, saying which database it uses
+// when --db was not given.
+func (c *keysCommand) open(ctx context.Context, e *env) (*admin.Service, func(), error) {
+	given := false
+	c.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "db" })
+	if !given {
+		fmt.Fprintf(e.stderr, "using database %s (SQLite in this directory; --db chooses another)\n", *c.db)
+	}
+	s, err := openStore(ctx, *c.db, e.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &admin.Service{Store: s}, func() { s.Close() }, nil
+}
+
 func keysCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "keys create", "keys create --db DB --credits USD [--name TEXT] [--rate-limit N]")
-	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
+	c := newKeysCommand(e, "create", "create --db DB --credits USD [--name TEXT] [--rate-limit N]", false)
 	var credits usdFlag
-	fs.Var(&credits, "credits", "opening credit in US dollars, e.g. 10 or 0.5 (required)")
-	name := fs.String("name", "", "a name for people to recognise the key by")
-	rate := fs.Int("rate-limit", 0, "requests per minute for this key (0: the server's default)")
-	if err := parse(fs, args, false); err != nil {
+	c.fs.Var(&credits, "credits", "opening credit in US dollars, e.g. 10 or 0.5 (required)")
+	name := c.fs.String("name", "", "a name for people to recognise the key by")
+	rate := c.fs.Int("rate-limit", 0, "requests per minute for this key (0: the server's default)")
+	if err := c.parse(args); err != nil {
 		return err
 	}
 	if !credits.set {
@@ -78,12 +129,12 @@ func keysCreate(ctx context.Context, e *env, args []string) error {
 	if *rate < 0 {
 		return usageError("--rate-limit must not be negative")
 	}
-	s, err := openStore(ctx, *db, e.log)
+	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	key, _, err := createKey(ctx, s, *name, credits.micros, *rate)
+	defer done()
+	key, _, err := svc.Create(ctx, *name, credits.micros, *rate)
 	if err != nil {
 		return err
 	}
@@ -91,29 +142,17 @@ func keysCreate(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// createKey makes and stores a new key, returning the key itself (never
-// stored) and its record.
-func createKey(ctx context.Context, s social.Accounts, name string, credit int64, rate int) (string, social.APIKey, error) {
-	key, digest, prefix := billing.NewKey()
-	k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: prefix, Digest: digest, RateLimit: rate}, credit)
-	if err != nil {
-		return "", k, fmt.Errorf("create key: %w", err)
-	}
-	return key, k, nil
-}
-
 func keysList(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "keys list", "keys list --db DB")
-	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
-	if err := parse(fs, args, false); err != nil {
+	c := newKeysCommand(e, "list", "list --db DB", false)
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	s, err := openStore(ctx, *db, e.log)
+	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	keys, err := s.Keys(ctx)
+	defer done()
+	keys, err := svc.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -122,39 +161,34 @@ func keysList(ctx context.Context, e *env, args []string) error {
 	for _, k := range keys {
 		state := "active"
 		if k.RevokedAt != nil {
-			state = "revoked " + k.RevokedAt.Format("2006-01-02T15:04:05Z")
+			state = "revoked " + k.RevokedAt.Format(time.RFC3339)
 		}
 		rate := "default"
 		if k.RateLimit > 0 {
 			rate = strconv.Itoa(k.RateLimit) + "/min"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, billing.FormatUSD(k.Balance), rate,
-			k.CreatedAt.Format("2006-01-02T15:04:05Z"), state)
+			k.CreatedAt.Format(time.RFC3339), state)
 	}
 	return tw.Flush()
 }
 
 func keysTopUp(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "keys topup", "keys topup --db DB --id ID --credits USD")
-	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
-	id := fs.Int64("id", 0, "the key's id (see 'roost keys list') (required)")
+	c := newKeysCommand(e, "topup", "topup --db DB --id ID --credits USD", true)
 	var credits usdFlag
-	fs.Var(&credits, "credits", "credit to add in US dollars (required, > 0)")
-	if err := parse(fs, args, false); err != nil {
+	c.fs.Var(&credits, "credits", "credit to add in US dollars (required, > 0)")
+	if err := c.parse(args); err != nil {
 		return err
-	}
-	if *id <= 0 {
-		return usageError("--id is required")
 	}
 	if !credits.set || credits.micros <= 0 {
 		return usageError("--credits must be more than 0")
 	}
-	s, err := openStore(ctx, *db, e.log)
+	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	k, err := s.TopUp(ctx, *id, credits.micros)
+	defer done()
+	k, err := svc.TopUp(ctx, *c.id, credits.micros)
 	if err != nil {
 		return err
 	}
@@ -162,24 +196,152 @@ func keysTopUp(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func keysRevoke(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "keys revoke", "keys revoke --db DB --id ID")
-	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
-	id := fs.Int64("id", 0, "the key's id (see 'roost keys list') (required)")
-	if err := parse(fs, args, false); err != nil {
+func keysLimit(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "limit", "limit --db DB --id ID --rate-limit N", true)
+	rate := c.fs.Int("rate-limit", -1, "requests per minute for this key (0: the server's default) (required)")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *id <= 0 {
-		return usageError("--id is required")
+	if *rate < 0 {
+		return usageError("--rate-limit is required and must not be negative")
 	}
-	s, err := openStore(ctx, *db, e.log)
+	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	if err := s.Revoke(ctx, *id); err != nil {
+	defer done()
+	k, err := svc.SetRateLimit(ctx, *c.id, *rate)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "key %d revoked\n", *id)
+	fmt.Fprintf(e.stdout, "key %d rate limit %s\n", k.ID, rateText(k.RateLimit))
 	return nil
+}
+
+func rateText(n int) string {
+	if n == 0 {
+		return "the server's default"
+	}
+	return strconv.Itoa(n) + " per minute"
+}
+
+func keysRevoke(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "revoke", "revoke --db DB --id ID", true)
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	svc, done, err := c.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := svc.Revoke(ctx, *c.id); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "key %d revoked\n", *c.id)
+	return nil
+}
+
+func keysRotate(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "rotate", "rotate --db DB --id ID", true)
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	svc, done, err := c.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	key, _, err := svc.Rotate(ctx, *c.id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, key)
+	return nil
+}
+
+// timeFlag is a flag holding an RFC 3339 time or a YYYY-MM-DD date (UTC).
+type timeFlag struct{ t time.Time }
+
+func (f *timeFlag) String() string {
+	if f == nil || f.t.IsZero() {
+		return ""
+	}
+	return f.t.Format(time.RFC3339)
+}
+
+func (f *timeFlag) Set(s string) error {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil {
+		return errors.New("want an RFC 3339 time or YYYY-MM-DD")
+	}
+	f.t = t
+	return nil
+}
+
+func keysLedger(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "ledger", "ledger --db DB --id ID [--since T] [--until T] [--endpoint E] [--limit N] [--cursor C]", true)
+	var since, until timeFlag
+	c.fs.Var(&since, "since", "rows from this time (RFC 3339 or YYYY-MM-DD)")
+	c.fs.Var(&until, "until", "rows before this time")
+	endpoint := c.fs.String("endpoint", "", "rows of this endpoint only (e.g. search)")
+	limit := c.fs.Int("limit", admin.DefaultLedgerPage, "rows on the page")
+	cursor := c.fs.Int64("cursor", 0, "continue after this row id (the last line printed)")
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	svc, done, err := c.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	page, err := svc.Ledger(ctx, social.LedgerFilter{KeyID: *c.id, Since: since.t, Until: until.t, Endpoint: *endpoint,
+		AfterID: *cursor, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTIME\tKIND\tENDPOINT\tITEMS\tAMOUNT_USD\tBALANCE_AFTER_USD\tREQUEST_ID")
+	for _, l := range page.Items {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", l.ID, l.CreatedAt.Format(time.RFC3339Nano), l.Kind, l.Endpoint,
+			l.Items, billing.FormatUSD(l.Amount), billing.FormatUSD(l.BalanceAfter), l.RequestID)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if page.Next != nil {
+		fmt.Fprintf(e.stderr, "more rows follow: --cursor %d\n", page.Next.ID)
+	}
+	return nil
+}
+
+func keysUsageCmd(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "usage", "usage --db DB [--id ID] [--since T] [--until T] [--endpoint E]", false)
+	id := c.fs.Int64("id", 0, "one key's usage (default: every key)")
+	var since, until timeFlag
+	c.fs.Var(&since, "since", "debits from this time (RFC 3339 or YYYY-MM-DD)")
+	c.fs.Var(&until, "until", "debits before this time")
+	endpoint := c.fs.String("endpoint", "", "debits of this endpoint only")
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	svc, done, err := c.open(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rows, err := svc.Usage(ctx, social.UsageFilter{KeyID: *id, Since: since.t, Until: until.t, Endpoint: *endpoint})
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tENDPOINT\tDAY\tREQUESTS\tITEMS\tAMOUNT_USD")
+	for _, u := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%s\n", u.KeyID, u.Endpoint, u.Day.Format(time.DateOnly), u.Requests, u.Items,
+			billing.FormatUSD(u.Amount))
+	}
+	return tw.Flush()
 }

@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -30,6 +32,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// lookupEnv reads the process environment (ROOST_* settings).
+	lookupEnv func(string) (string, bool)
 }
 
 // command is one subcommand.
@@ -47,6 +51,8 @@ func commands() []command {
 		{"keys", "create, list, top up and revoke API keys", cmdKeys},
 		{"copy", "copy a whole database between engines (SQLite, PostgreSQL)", cmdCopy},
 		{"harvest", "walk an endpoint of a compatible API into a database or a file", cmdHarvest},
+		{"backup", "take a consistent copy of a SQLite database, also while it serves", cmdBackup},
+		{"restore", "put a backup back in place of a SQLite database", cmdRestore},
 		{"bench", "measure page latency and memory on a database and print the figures", cmdBench},
 	}
 }
@@ -63,7 +69,7 @@ func usageError(format string, a ...any) error {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if len(args) == 0 {
 		topUsage(stderr)
@@ -71,6 +77,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		topUsage(stdout)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version())
 		return 0
 	}
 	for _, c := range commands() {
@@ -97,8 +107,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func topUsage(w io.Writer) {
-	fmt.Fprintln(w, `roost serves the social-data API (SPEC.md) from what it holds: imported
-archives, harvested API responses or a generated network.
+	fmt.Fprintln(w, `roost serves a social-data API from what it holds: imported archives,
+harvested API responses or a generated network. A running server
+describes its API at /docs and /openapi.json.
 
 Usage: roost COMMAND [flags]
 
@@ -128,9 +139,16 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 // parse parses flags, mapping errors to usage errors, and refuses stray
 // arguments unless positional is true.
 func parse(fs *flag.FlagSet, args []string, positional bool) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints the whole usage on any mistake; only -h
+	// asks for it: a mistake gets its message and a one-line hint.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err // Parse has printed the usage
+			usage()
+			return err
 		}
 		return usageError("%v", err)
 	}
@@ -138,4 +156,14 @@ func parse(fs *flag.FlagSet, args []string, positional bool) error {
 		return usageError("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// version names the build: the module version (a tagged release, or
+// "(devel)" for a build from a work tree) and the Go release.
+func version() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return "roost " + v + " " + runtime.Version()
 }

@@ -57,7 +57,12 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"keys", "--help"}, 0, "create --credits USD"},
 		{[]string{"copy", "--help"}, 0, "-from"},
 		{[]string{"bench", "--help"}, 0, "-requests"},
-		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus\nRun 'roost serve --help' for usage.\n"},
+		{[]string{"keys", "create", "--bogus"}, 2, "flag provided but not defined: -bogus\nRun 'roost keys --help' for usage.\n"},
+		{[]string{"--version"}, 0, "roost "},
+		{[]string{"serve", "--log-format", "xml"}, 2, `--log-format must be text or json, not "xml"`},
+		{[]string{"serve", "--max-concurrent", "0"}, 2, "--max-concurrent must be more than 0"},
+		{[]string{"serve", "--config", "missing.yaml"}, 2, "config file: open missing.yaml"},
 		{[]string{"gen"}, 2, "--db is required"},
 		{[]string{"gen", "--db", "x.db", "--posts", "-1"}, 2, "must be more than 0"},
 		{[]string{"keys"}, 2, "missing subcommand"},
@@ -88,7 +93,7 @@ func TestHelpAndUsageErrors(t *testing.T) {
 			if !strings.Contains(got, c.want) {
 				t.Fatalf("output lacks %q:\nstdout: %s\nstderr: %s", c.want, out, errOut)
 			}
-			if n := strings.Count(out+errOut, "Usage:"); n > 1 {
+			if n := strings.Count(out+errOut, "Usage:"); n > 1 || c.code == 2 && len(c.args) > 0 && n > 0 {
 				t.Fatalf("usage printed %d times:\nstdout: %s\nstderr: %s", n, out, errOut)
 			}
 			if _, err := os.Stat("roost.db"); err == nil && c.code != 0 {
@@ -115,6 +120,23 @@ func TestKeysLifecycle(t *testing.T) {
 	code, out, _ = roost(t, "keys", "list", "--db", db)
 	if code != 0 || !strings.Contains(out, "ci") || !strings.Contains(out, "2.500001") || !strings.Contains(out, key[:10]) || strings.Contains(out, key) {
 		t.Fatalf("list: %d\n%s", code, out)
+	}
+	if code, out, _ = roost(t, "keys", "limit", "--db", db, "--id", "1", "--rate-limit", "45"); code != 0 || !strings.Contains(out, "45 per minute") {
+		t.Fatalf("limit: %d %q", code, out)
+	}
+	code, rotated, _ := roost(t, "keys", "rotate", "--db", db, "--id", "1")
+	if rotated = strings.TrimSpace(rotated); code != 0 || rotated == key || !strings.HasPrefix(rotated, "roost_") {
+		t.Fatalf("rotate: %d %q", code, rotated)
+	}
+	if code, out, _ = roost(t, "keys", "ledger", "--db", db, "--id", "1"); code != 0 || strings.Count(out, "credit") != 2 ||
+		!strings.Contains(out, "2.500001") {
+		t.Fatalf("ledger: %d\n%s", code, out)
+	}
+	if code, out, _ = roost(t, "keys", "usage", "--db", db, "--since", "2020-01-01"); code != 0 || !strings.HasPrefix(out, "KEY") {
+		t.Fatalf("usage: %d\n%s", code, out)
+	}
+	if code, _, errOut = roost(t, "keys", "ledger", "--db", db, "--id", "1", "--since", "soon"); code != 2 || !strings.Contains(errOut, "RFC 3339") {
+		t.Fatalf("ledger --since soon: %d %s", code, errOut)
 	}
 	if code, _, errOut = roost(t, "keys", "revoke", "--db", db, "--id", "1"); code != 0 {
 		t.Fatalf("revoke: %s", errOut)
@@ -183,6 +205,13 @@ func TestImportNamesLikes(t *testing.T) {
 // stderr; the server stops when the test ends.
 func serve(t *testing.T, args ...string) (string, *syncBuffer) {
 	t.Helper()
+	base, _, errb := serveOut(t, args...)
+	return base, errb
+}
+
+// serveOut is serve that also returns stdout.
+func serveOut(t *testing.T, args ...string) (string, *syncBuffer, *syncBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int, 1)
@@ -195,11 +224,11 @@ func serve(t *testing.T, args ...string) (string, *syncBuffer) {
 			t.Errorf("serve exited %d: %s", code, errb.String())
 		}
 	})
-	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	re := regexp.MustCompile(`roost serving .* on (http://127\.0\.0\.1:\d+)`)
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(errb.String()); m != nil {
-			return m[1], &errb
+			return m[1], &out, &errb
 		}
 		select {
 		case code := <-done:
@@ -209,7 +238,7 @@ func serve(t *testing.T, args ...string) (string, *syncBuffer) {
 		}
 	}
 	t.Fatalf("serve did not start: %s", errb.String())
-	return "", nil
+	return "", nil, nil
 }
 
 func get(t *testing.T, url, key string) (int, string) {
@@ -230,14 +259,17 @@ func TestServeDemoOnceThenReuse(t *testing.T) {
 		t.Skip("generates the 100,000-post demo network (minutes under -race; the plain run covers it)")
 	}
 	t.Chdir(t.TempDir())
-	base, errb := serve(t)
-	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(errb.String())
-	if key == nil {
-		t.Fatalf("no demo key printed:\n%s", errb.String())
+	base, outb, errb := serveOut(t)
+	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(outb.String())
+	if key == nil || strings.Contains(errb.String(), key[1]) {
+		t.Fatalf("no demo key on stdout, or the key in the log:\nstdout: %s\nstderr: %s", outb.String(), errb.String())
 	}
-	user := regexp.MustCompile(`query=from:(\w+)'`).FindStringSubmatch(errb.String())
+	if !strings.Contains(outb.String(), strings.Repeat("=", 78)) {
+		t.Errorf("the demo key is not framed:\n%s", outb.String())
+	}
+	user := regexp.MustCompile(`query=from:(\w+)'`).FindStringSubmatch(outb.String())
 	if user == nil {
-		t.Fatalf("no ready search line printed:\n%s", errb.String())
+		t.Fatalf("no ready search line printed:\n%s", outb.String())
 	}
 	for _, prefix := range []string{"/social", "/twitter"} {
 		code, body := get(t, base+prefix+"/search?query=from:"+user[1], key[1])
@@ -261,9 +293,12 @@ func TestServeSecondStartMakesNoKey(t *testing.T) {
 	if code != 0 {
 		t.Fatal("keys create failed")
 	}
-	base, errb := serve(t, "--db", db)
-	if strings.Contains(errb.String(), "export KEY=") {
+	base, outb, errb := serveOut(t, "--db", db)
+	if strings.Contains(errb.String()+outb.String(), "export KEY=") {
 		t.Fatalf("a database with data got a demo key:\n%s", errb.String())
+	}
+	if !strings.Contains(outb.String(), "roost keys create --db "+db+" --credits") {
+		t.Errorf("a second start does not say how to make a key:\n%s", outb.String())
 	}
 	code, body := get(t, base+"/social/search?query=the", strings.TrimSpace(key))
 	if code != http.StatusOK {
@@ -292,11 +327,15 @@ func TestServeGateway(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(upKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	gw, errb := serve(t, "--db", filepath.Join(dir, "gw.db"), "--upstream", up, "--upstream-key-file", keyFile,
+	gw, out, errb := serveOut(t, "--db", filepath.Join(dir, "gw.db"), "--upstream", up, "--upstream-key-file", keyFile,
 		"--upstream-budget", "1/day", "--fresh", "timeline=1m")
-	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(errb.String())
+	var key []string
+	for i := 0; key == nil && i < 100; i++ { // the demo block follows the serving line
+		key = regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(out.String())
+		time.Sleep(20 * time.Millisecond)
+	}
 	if key == nil || !strings.Contains(errb.String(), "upstream budget 1 USD/day") {
-		t.Fatalf("no demo key or budget printed:\n%s", errb.String())
+		t.Fatalf("no demo key or budget printed:\n%s\n%s", out.String(), errb.String())
 	}
 	wantCode, want := get(t, up+"/social/search?query=the", upKey)
 	gotCode, got := get(t, gw+"/social/search?query=the", key[1])
@@ -321,5 +360,77 @@ func TestServeGatewayNeedsKey(t *testing.T) {
 		if _, err := os.Stat("roost.db"); err == nil {
 			t.Fatalf("%v left roost.db behind", args)
 		}
+	}
+}
+
+// TestServeAdminAndJSONLogs: the admin API answers on its own listener
+// with its token only, the public listener knows no admin path, and
+// --log-format json writes one JSON access line per request.
+func TestServeAdminAndJSONLogs(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "100", "--posts", "500"); code != 0 {
+		t.Fatal(errOut)
+	}
+	const token = "test-admin-token-42-abcdef"
+	t.Setenv("ROOST_ADMIN_TOKEN", token)
+	base, errb := serve(t, "--db", db, "--admin-addr", "127.0.0.1:0", "--log-format", "json")
+	m := regexp.MustCompile(`admin API on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(errb.String())
+	if m == nil {
+		t.Fatalf("no admin listener:\n%s", errb.String())
+	}
+	adminBase := m[1]
+	do := func(method, url, auth, body string) (int, string) {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := do("GET", adminBase+"/admin/keys", "", ""); code != http.StatusUnauthorized {
+		t.Errorf("admin without token: %d", code)
+	}
+	if code, body := do("GET", base+"/admin/keys", token, ""); code != http.StatusNotFound || !strings.Contains(body, "Unknown endpoint") {
+		t.Errorf("admin path on the public listener: %d %s", code, body)
+	}
+	code, body := do("POST", adminBase+"/admin/keys", token, `{"name":"ops","credits_usd":"2"}`)
+	var made struct{ Key string }
+	if code != http.StatusCreated || json.Unmarshal([]byte(body), &made) != nil || made.Key == "" {
+		t.Fatalf("create through the admin API: %d %s", code, body)
+	}
+	if code, body := get(t, base+"/user/balance", made.Key); code != http.StatusOK || !strings.Contains(body, `"balance_usd":2`) {
+		t.Errorf("the new key on the public API: %d %s", code, body)
+	}
+	if strings.Contains(errb.String(), token) {
+		t.Errorf("the admin token is in the log")
+	}
+	found := false
+	for _, line := range strings.Split(errb.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" && rec["path"] == "/user/balance" {
+			found = rec["status"] == float64(200) && rec["route"] == "balance"
+		}
+	}
+	if !found {
+		t.Errorf("no JSON access line for /user/balance:\n%s", errb.String())
+	}
+}
+
+// TestKeysSaysWhichDatabase: without --db, keys commands say they use
+// ./roost.db.
+func TestKeysSaysWhichDatabase(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errOut := roost(t, "keys", "create", "--credits", "1")
+	if code != 0 || !strings.HasPrefix(out, "roost_") || !strings.Contains(errOut, "using database roost.db") {
+		t.Fatalf("%d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if _, _, errOut := roost(t, "keys", "list", "--db", "roost.db"); strings.Contains(errOut, "using database") {
+		t.Errorf("a given --db is announced: %s", errOut)
 	}
 }

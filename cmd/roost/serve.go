@@ -3,17 +3,22 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"roost/admin"
 	"roost/billing"
 	"roost/gen"
 	"roost/httpapi"
+	"roost/postgres"
 	"roost/social"
 )
 
@@ -24,65 +29,187 @@ const maxSearchTimeout = 50 * time.Second
 // demoCredit is the opening credit of the demo key: 100 USD.
 const demoCredit = 100 * billing.MicrosPerUSD
 
-func cmdServe(ctx context.Context, e *env, args []string) error {
+// serveConfig is what `roost serve` runs with (see settingSources for
+// where each value may come from).
+type serveConfig struct {
+	db             string
+	dbRead         listValue
+	maxReplicaLag  time.Duration
+	addr           string
+	adminAddr      string
+	adminTokenFile string
+	price          usdFlag
+	rate           int
+	demo           bool
+	searchTimeout  time.Duration
+	origins        listValue
+	logFormat      string
+	maxConcurrent  int
+	config         string
+	printConfig    bool
+	gw             *gatewayFlags
+}
+
+// listValue is a repeatable, comma-separated flag value.
+type listValue []string
+
+func (l *listValue) String() string { return strings.Join(*l, ",") }
+func (l *listValue) isList()        {}
+func (l *listValue) Set(v string) error {
+	for _, o := range strings.Split(v, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			*l = append(*l, o)
+		}
+	}
+	return nil
+}
+
+// serveFlags defines the flags of serve over c.
+func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs := newFlags(e, "serve", "serve [--db PATH|URL] [--addr HOST:PORT] [flags]")
-	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
-	price := usdFlag{micros: billing.DefaultPrice, set: true}
-	fs.Var(&price, "price", "price of one returned item in US dollars")
-	rate := fs.Int("rate-limit", httpapi.DefaultRateLimit, "default requests per minute per key (a key's own limit wins)")
-	demo := fs.Bool("demo", true, "fill an empty database with the demo network and create a demo key (with --upstream: only the key, in a database without keys)")
-	searchTimeout := fs.Duration("search-timeout", httpapi.DefaultSearchTimeout,
+	fs.StringVar(&c.db, "db", defaultDB, "database: SQLite file path or postgres:// URL")
+	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable)")
+	fs.DurationVar(&c.maxReplicaLag, "max-replica-lag", postgres.DefaultMaxReplicaLag,
+		"a standby further behind the primary is skipped until it catches up")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081",
+		"address of the admin API, on its own listener (on when an admin token is set)")
+	fs.StringVar(&c.adminTokenFile, "admin-token-file", "",
+		"file holding the admin API's token (or set ROOST_ADMIN_TOKEN); at least 16 characters")
+	c.price = usdFlag{micros: billing.DefaultPrice, set: true}
+	fs.Var(&c.price, "price", "price of one returned item in US dollars")
+	fs.IntVar(&c.rate, "rate-limit", httpapi.DefaultRateLimit, "default requests per minute per key (a key's own limit wins)")
+	fs.BoolVar(&c.demo, "demo", true, "fill an empty database with the demo network and create a demo key (with --upstream: only the key, in a database without keys)")
+	fs.DurationVar(&c.searchTimeout, "search-timeout", httpapi.DefaultSearchTimeout,
 		"longest work for one search page; a slower one is answered 422 Query too expensive (at most "+maxSearchTimeout.String()+")")
-	var origins []string
-	fs.Func("cors-origins", "comma-separated origins whose browser clients may call the API (* for any; default none)",
-		func(v string) error {
-			for _, o := range strings.Split(v, ",") {
-				if o = strings.TrimSpace(o); o != "" {
-					origins = append(origins, o)
-				}
-			}
-			return nil
-		})
-	gw := addGatewayFlags(fs)
+	fs.Var(&c.origins, "cors-origins", "comma-separated origins whose browser clients may call the API (* for any; default none)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json (one access line per request)")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
+		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted)")
+	fs.StringVar(&c.config, "config", "", "YAML file of settings named as these flags (or ROOST_CONFIG)")
+	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
+	c.gw = addGatewayFlags(fs)
+	return fs
+}
+
+// loadServe reads serve's settings from args, the environment and the
+// config file, and checks them; an error names the setting.
+func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]string, error) {
+	c := &serveConfig{}
+	fs := serveFlags(e, c)
 	if err := parse(fs, args, false); err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := settingSources(fs, e.lookupEnv, configFileOf(fs, e.lookupEnv), "config", "print-config")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case c.searchTimeout <= 0 || c.searchTimeout > maxSearchTimeout:
+		return nil, nil, nil, usageError("--search-timeout must be more than 0 and at most %v", maxSearchTimeout)
+	case c.price.micros <= 0:
+		return nil, nil, nil, usageError("--price must be more than 0")
+	case c.rate <= 0:
+		return nil, nil, nil, usageError("--rate-limit must be more than 0")
+	case c.maxConcurrent <= 0:
+		return nil, nil, nil, usageError("--max-concurrent must be more than 0")
+	case c.logFormat != "text" && c.logFormat != "json":
+		return nil, nil, nil, usageError("--log-format must be text or json, not %q", c.logFormat)
+	case c.db == "":
+		return nil, nil, nil, usageError("--db must not be empty")
+	case len(c.dbRead) > 0 && !isPostgres(c.db):
+		return nil, nil, nil, usageError("--db-read needs a postgres:// --db (a SQLite file has no standbys)")
+	case c.maxReplicaLag <= 0:
+		return nil, nil, nil, usageError("--max-replica-lag must be more than 0")
+	}
+	if err := c.gw.validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, u := range c.dbRead {
+		if !isPostgres(u) {
+			return nil, nil, nil, usageError("--db-read %q is not a postgres:// URL", maskURLs(u))
+		}
+	}
+	return c, fs, src, nil
+}
+
+// minAdminToken is the shortest admin token accepted.
+const minAdminToken = 16
+
+// adminToken is the admin API's token from ROOST_ADMIN_TOKEN or
+// --admin-token-file, and where it came from; "" when neither is set.
+func adminToken(c *serveConfig, lookup func(string) (string, bool)) (string, string, error) {
+	token, from := "", ""
+	if v, ok := lookup("ROOST_ADMIN_TOKEN"); ok && v != "" {
+		token, from = v, "environment variable ROOST_ADMIN_TOKEN"
+	} else if c.adminTokenFile != "" {
+		b, err := os.ReadFile(c.adminTokenFile)
+		if err != nil {
+			return "", "", usageError("--admin-token-file: %v", err)
+		}
+		token, from = strings.TrimSpace(string(b)), "file "+c.adminTokenFile
+	}
+	if token != "" && len(token) < minAdminToken {
+		return "", "", usageError("the admin token (from %s) must be at least %d characters", from, minAdminToken)
+	}
+	return token, from, nil
+}
+
+func cmdServe(ctx context.Context, e *env, args []string) error {
+	c, fs, src, err := loadServe(e, args)
+	if err != nil {
 		return err
 	}
-	if *searchTimeout <= 0 || *searchTimeout > maxSearchTimeout {
-		return usageError("--search-timeout must be more than 0 and at most %v", maxSearchTimeout)
-	}
-	if price.micros <= 0 {
-		return usageError("--price must be more than 0")
-	}
-	if *rate <= 0 {
-		return usageError("--rate-limit must be more than 0")
-	}
-	if err := gw.validate(); err != nil {
+	token, tokenFrom, err := adminToken(c, e.lookupEnv)
+	if err != nil {
 		return err
+	}
+	if c.printConfig {
+		extra := map[string]string{"admin-token": "not set: the admin API is off"}
+		if token != "" {
+			extra["admin-token"] = "xxxxx (from " + tokenFrom + ")"
+		}
+		printConfig(e.stdout, fs, src, extra)
+		return nil
+	}
+	if c.logFormat == "json" {
+		e.log = slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	// Listen first: a bad or busy address fails before the database is
 	// created or any demo data generated.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return fmt.Errorf("listen on --addr: %w", err)
 	}
 	defer ln.Close()
-	s, err := openStore(ctx, *db, e.log)
+	var adminLn net.Listener
+	if token != "" {
+		if adminLn, err = net.Listen("tcp", c.adminAddr); err != nil {
+			return fmt.Errorf("listen on --admin-addr: %w", err)
+		}
+		defer adminLn.Close()
+	}
+	var s social.Store
+	if len(c.dbRead) > 0 {
+		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
+	} else {
+		s, err = openStore(ctx, c.db, e.log)
+	}
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	reg := prometheus.NewRegistry()
-	upstream, err := gw.build(s, e, reg)
+	upstream, err := c.gw.build(s, e, reg)
 	if err != nil {
 		return err
 	}
 	var demoKey string
 	var examples *gen.Examples
 	switch {
-	case *demo && upstream != nil:
+	case c.demo && upstream != nil:
 		demoKey, err = demoKeyOnly(ctx, s)
-	case *demo:
+	case c.demo:
 		demoKey, examples, err = fillDemo(ctx, e, s)
 	}
 	if err != nil {
@@ -92,13 +219,36 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := httpapi.Config{Price: price.micros, RateLimit: *rate, SearchTimeout: *searchTimeout,
-		CORSOrigins: origins, Registry: reg}
+	cfg := httpapi.Config{Price: c.price.micros, RateLimit: c.rate, SearchTimeout: c.searchTimeout,
+		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, Version: version(), Registry: reg}
 	if upstream != nil {
 		cfg.Upstream = upstream
+		fmt.Fprintln(e.stderr, c.gw.describe())
 	}
 	h := httpapi.New(cfg, s, limiter, e.log)
-	srv := &http.Server{
+	servers := []*http.Server{newHTTPServer(h)}
+	listeners := []net.Listener{ln}
+	if adminLn != nil {
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s}, token, e.log)))
+		listeners = append(listeners, adminLn)
+		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
+	} else {
+		fmt.Fprintln(e.stderr, "roost admin API off: set ROOST_ADMIN_TOKEN or --admin-token-file to serve it on --admin-addr")
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(e.stderr, "roost serving %s on %s (API description: %s/docs)\n", c.db, base, base)
+	if demoKey != "" {
+		printDemo(e, base, demoKey, examples)
+	} else if c.demo {
+		fmt.Fprintf(e.stdout, "This database already holds data, so no demo key was made. Make a key with:\n\n"+
+			"  roost keys create --db %s --credits 10\n\n", c.db)
+	}
+	return runServers(ctx, e, servers, listeners)
+}
+
+// newHTTPServer wraps a handler with the timeouts that drop slow clients.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -106,28 +256,35 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	base := "http://" + ln.Addr().String()
-	if upstream != nil {
-		fmt.Fprintln(e.stderr, gw.describe())
+}
+
+// runServers serves each listener until ctx ends or one fails, then shuts
+// every server down gracefully.
+func runServers(ctx context.Context, e *env, servers []*http.Server, listeners []net.Listener) error {
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
 	}
-	fmt.Fprintf(e.stderr, "roost serving %s on %s\n", *db, base)
-	if demoKey != "" {
-		printDemo(e, base, demoKey, examples)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	var failed error
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		failed = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("shut down: %w", err)
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdown); err != nil && failed == nil {
+			failed = fmt.Errorf("shut down: %w", err)
+		}
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+	if failed != nil {
+		return failed
+	}
+	for range servers {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
 	}
 	fmt.Fprintln(e.stderr, "roost stopped")
 	return nil
@@ -140,7 +297,7 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 	if err != nil || counts["api_keys"] > 0 {
 		return "", err
 	}
-	key, _, err := createKey(ctx, s, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
 	return key, err
 }
 
@@ -160,24 +317,30 @@ func fillDemo(ctx context.Context, e *env, s social.Store) (string, *gen.Example
 	if err != nil {
 		return "", nil, err
 	}
-	key, _, err := createKey(ctx, s, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
 	if err != nil {
 		return "", nil, err
 	}
 	return key, &sum.Examples, nil
 }
 
-// printDemo shows the demo key and ready curl lines.
+// printDemo shows the demo key and ready curl lines on stdout, framed so
+// that they stand out from the log lines on stderr.
 func printDemo(e *env, base, key string, ex *gen.Examples) {
-	fmt.Fprintf(e.stderr, "\nDemo API key (shown once, %s USD of credit):\n\n  export KEY=%s\n\nTry:\n\n",
-		billing.FormatUSD(demoCredit), key)
+	w := e.stdout
+	rule := strings.Repeat("=", 78)
+	fmt.Fprintf(w, "\n%s\n Demo API key (shown once, %s USD of credit):\n\n   export KEY=%s\n\n Try:\n\n",
+		rule, billing.FormatUSD(demoCredit), key)
 	line := func(path string, note ...string) {
-		fmt.Fprintf(e.stderr, "  curl -H \"Authorization: Bearer $KEY\" '%s%s'", base, path)
+		fmt.Fprintf(w, "   curl -H \"Authorization: Bearer $KEY\" '%s%s'", base, path)
 		for _, n := range note {
-			fmt.Fprintf(e.stderr, "   # %s", n)
+			fmt.Fprintf(w, "   # %s", n)
 		}
-		fmt.Fprintln(e.stderr)
+		fmt.Fprintln(w)
 	}
+	defer func() {
+		fmt.Fprintf(w, "\n Every endpoint: %s/docs   More keys: roost keys create --credits USD\n%s\n\n", base, rule)
+	}()
 	line("/user/balance")
 	if ex == nil {
 		return
@@ -216,7 +379,6 @@ func printDemo(e *env, base, key string, ex *gen.Examples) {
 		line("/social/search?query=from:"+ex.ShadowBannedUsername, "shadow-banned: no results")
 	}
 	if ex.PostID != 0 {
-		fmt.Fprintf(e.stderr, "  curl -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' -d '{\"ids\":[\"%d\"]}' '%s/social/tweets-by-ids'\n", ex.PostID, base)
+		fmt.Fprintf(w, "   curl -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' -d '{\"ids\":[\"%d\"]}' '%s/social/tweets-by-ids'\n", ex.PostID, base)
 	}
-	fmt.Fprintln(e.stderr)
 }

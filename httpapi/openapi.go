@@ -1,0 +1,375 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// The OpenAPI 3.1 document of the API is generated from the route table
+// (paths, methods, parameters, request bodies, which errors a route can
+// answer) and from the Go types each route answers with (responseTypes),
+// so it cannot drift from what is served: a route without a response
+// type fails the tests, and the end-to-end tests check every response
+// they receive against the document.
+
+// document is an OpenAPI 3.1 document.
+type document struct {
+	OpenAPI    string                           `json:"openapi"`
+	Info       info                             `json:"info"`
+	Paths      map[string]map[string]*operation `json:"paths"`
+	Components components                       `json:"components"`
+}
+
+type info struct {
+	Title       string `json:"title"`
+	Version     string `json:"version"`
+	Description string `json:"description"`
+}
+
+type components struct {
+	Schemas         map[string]*schema        `json:"schemas"`
+	Responses       map[string]*response      `json:"responses"`
+	Headers         map[string]header         `json:"headers"`
+	SecuritySchemes map[string]securityScheme `json:"securitySchemes"`
+}
+
+type securityScheme struct {
+	Type   string `json:"type"`
+	Scheme string `json:"scheme"`
+}
+
+type operation struct {
+	OperationID string                `json:"operationId"`
+	Summary     string                `json:"summary"`
+	Description string                `json:"description,omitempty"`
+	Tags        []string              `json:"tags"`
+	Security    []map[string][]string `json:"security"`
+	Parameters  []parameter           `json:"parameters,omitempty"`
+	RequestBody *requestBody          `json:"requestBody,omitempty"`
+	Responses   map[string]*response  `json:"responses"`
+}
+
+type parameter struct {
+	Name        string  `json:"name"`
+	In          string  `json:"in"`
+	Required    bool    `json:"required"`
+	Description string  `json:"description"`
+	Schema      *schema `json:"schema"`
+}
+
+type requestBody struct {
+	Required bool                 `json:"required"`
+	Content  map[string]mediaType `json:"content"`
+}
+
+type mediaType struct {
+	Schema *schema `json:"schema"`
+}
+
+type response struct {
+	Ref         string               `json:"$ref,omitempty"`
+	Description string               `json:"description,omitempty"`
+	Headers     map[string]header    `json:"headers,omitempty"`
+	Content     map[string]mediaType `json:"content,omitempty"`
+}
+
+type header struct {
+	Ref         string  `json:"$ref,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Schema      *schema `json:"schema,omitempty"`
+}
+
+// responseTypes are the Go types each route answers 200 with, by route
+// name.
+var responseTypes = map[string]reflect.Type{
+	"user_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
+	"user_tweets_and_replies": reflect.TypeFor[tweetsPage[compactPost]](),
+	"community_tweets":        reflect.TypeFor[tweetsPage[compactPost]](),
+	"tweets_by_ids":           reflect.TypeFor[[]fullPost](),
+	"users_by_usernames":      reflect.TypeFor[usersBody](),
+	"user_lists":              reflect.TypeFor[listsPage](),
+	"list_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
+	"thread":                  reflect.TypeFor[tweetsPage[fullPost]](),
+	"mentions":                reflect.TypeFor[tweetsPage[compactPost]](),
+	"retweeted_by":            reflect.TypeFor[usersPage[profile]](),
+	"affiliates":              reflect.TypeFor[usersPage[profile]](),
+	"verified_followers":      reflect.TypeFor[usersPage[profile]](),
+	"following":               reflect.TypeFor[usersPage[profile]](),
+	"community_members":       reflect.TypeFor[usersPage[member]](),
+	"list_members":            reflect.TypeFor[usersPage[profile]](),
+	"highlights":              reflect.TypeFor[tweetsPage[highlightPost]](),
+	"search":                  reflect.TypeFor[tweetsPage[compactPost]](),
+	"balance":                 reflect.TypeFor[balanceBody](),
+	"user":                    reflect.TypeFor[profile](),
+	"users_by_ids":            reflect.TypeFor[usersBody](),
+	"extended_bio":            reflect.TypeFor[extendedBio](),
+	"followers":               reflect.TypeFor[usersPage[profile]](),
+	"tweet":                   reflect.TypeFor[fullPost](),
+	"tweet_comments":          reflect.TypeFor[tweetsPage[compactPost]](),
+	"tweet_quotes":            reflect.TypeFor[tweetsPage[compactPost]](),
+	"list":                    reflect.TypeFor[listObject](),
+	"space":                   reflect.TypeFor[spaceBody](),
+	"commented_by":            reflect.TypeFor[commentedBody](),
+	"retweeted_by_user":       reflect.TypeFor[retweetedBody](),
+	"following_user":          reflect.TypeFor[followingBody](),
+	"statuses_show":           reflect.TypeFor[fullPost](),
+	"followers_list":          reflect.TypeFor[usersPage[profile]](),
+	"friends_list":            reflect.TypeFor[usersPage[profile]](),
+	"search_users":            reflect.TypeFor[usersPage[profile]](),
+	"user_likes":              reflect.TypeFor[tweetsPage[compactPost]](),
+	"liking_users":            reflect.TypeFor[usersPage[profile]](),
+}
+
+// paramDocs describe the path and query parameters.
+var paramDocs = map[string]string{
+	paramUserID:       "a user's id (decimal, 1 to 2^63-1)",
+	paramCommunityID:  "a community's id",
+	paramListID:       "a list's id",
+	paramThreadID:     "a post's id; a reply serves its whole conversation from the root",
+	paramTweetID:      "a post's id",
+	paramUsername:     "a screen name, with or without @",
+	paramUser:         "a user's id or screen name (digits are an id first)",
+	paramSpaceID:      "an audio space's id (1 to 32 letters and digits)",
+	paramID:           "a post's id",
+	paramSourceUserID: "the id of the user who may follow",
+	paramTargetUserID: "the id of the user who may be followed",
+	"cursor":          "next_cursor of the previous page; omit (or send empty) for the first page",
+	"type":            "order: Latest (newest first, the default) or Top (by engagement score)",
+	"query":           "the search text (for /search, the operator language of the README)",
+}
+
+// summary is a route's one-line description, from its name.
+func summary(rt *route) string {
+	s := strings.ReplaceAll(rt.name, "_", " ")
+	s = strings.ToUpper(s[:1]) + s[1:]
+	switch {
+	case rt.free:
+		return s + " (free)"
+	case rt.paged:
+		return fmt.Sprintf("%s (pages of up to %d items, each billed)", s, rt.limit)
+	}
+	return s + " (each returned item billed)"
+}
+
+// errorDocs describe each error status an endpoint may answer, in the
+// JSON error shape.
+var errorDocs = map[string]string{
+	"400": "Request body could not be read (it ended early or came too slowly)",
+	"401": "No valid API key provided (decided before anything else)",
+	"402": "Insufficient balance (nothing charged)",
+	"403": "User is protected",
+	"404": "the addressed entity does not exist",
+	"405": "Method not allowed (HEAD too: a response without its body is not sold)",
+	"413": "Request body too large (over 1 MiB)",
+	"415": "Content-Type must be application/json",
+	"422": "a parameter is invalid (errors names it), or the search is too expensive",
+	"429": "Too many requests; Retry-After says when to retry",
+	"500": "Failed to fetch data from Twitter (the cause is in the log)",
+	"503": "Server busy (too many requests at once) or not ready; Retry-After",
+}
+
+// errorResponse refers to the component of an error status.
+func errorResponse(status string) *response {
+	return &response{Ref: "#/components/responses/Error" + status}
+}
+
+// rateHeaders are the headers of every answer to a key.
+var rateHeaders = map[string]header{
+	"X-RateLimit-Limit":     {Description: "requests per minute this key may make", Schema: &schema{Type: "integer"}},
+	"X-RateLimit-Remaining": {Description: "requests the key could make at once now", Schema: &schema{Type: "integer"}},
+	"X-RateLimit-Reset":     {Description: "seconds until the key's allowance is full again", Schema: &schema{Type: "integer"}},
+	"X-Request-Id":          {Description: "this request's id, as in the log and the ledger", Schema: &schema{Type: "string"}},
+	"Idempotent-Replayed":   {Description: "true when the page is the one kept for this Idempotency-Key (not charged again)", Schema: &schema{Type: "string"}},
+}
+
+// headerRefs refer to the rate headers' components.
+func headerRefs() map[string]header {
+	out := map[string]header{}
+	for name := range rateHeaders {
+		out[name] = header{Ref: "#/components/headers/" + name}
+	}
+	return out
+}
+
+// buildDocument makes the document of routes.
+func buildDocument(routes []*route, version string) *document {
+	sc := newSchemas()
+	sc.of(reflect.TypeFor[errorBody]())
+	doc := &document{
+		OpenAPI: "3.1.0",
+		Info: info{Title: "roost social-data API", Version: version, Description: "Posts, profiles, lists, " +
+			"communities, threads, followers, reposts and search, paged by cursor and paid per returned item " +
+			"from prepaid credits. Every data endpoint answers under /social and /twitter; send " +
+			"`Authorization: Bearer roost_…`. A repeated request with the same Idempotency-Key header within " +
+			"24 hours gets the same page again without a second charge."},
+		Paths: map[string]map[string]*operation{},
+		Components: components{Schemas: sc.components, Responses: map[string]*response{}, Headers: rateHeaders,
+			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
+	}
+	for _, rt := range routes {
+		ok := &schema{} // TestOpenAPIDocument fails for a route without a response type
+		if t, found := responseTypes[rt.name]; found {
+			ok = sc.of(t)
+		}
+		for _, p := range rt.patterns() {
+			method, path, _ := strings.Cut(p, " ")
+			op := rt.operation(ok)
+			prefix := "bare"
+			if !rt.bare {
+				prefix = strings.TrimPrefix(strings.SplitN(path, "/", 3)[1], "/")
+			}
+			op.OperationID = prefix + "_" + rt.name
+			op.Tags = []string{"/" + prefix}
+			if rt.bare {
+				op.Tags = []string{"account"}
+			}
+			if doc.Paths[path] == nil {
+				doc.Paths[path] = map[string]*operation{}
+			}
+			doc.Paths[path][strings.ToLower(method)] = op
+		}
+	}
+	for path, op := range probes() {
+		doc.Paths[path] = map[string]*operation{"get": op}
+	}
+	for status, desc := range errorDocs {
+		doc.Components.Responses["Error"+status] = &response{Description: desc, Content: map[string]mediaType{
+			"application/json": {Schema: &schema{Ref: "#/components/schemas/ErrorBody"}}}}
+	}
+	return doc
+}
+
+// operation documents one route.
+func (rt *route) operation(ok *schema) *operation {
+	op := &operation{Summary: summary(rt), Security: []map[string][]string{{"bearer": {}}},
+		Responses: map[string]*response{"200": {Description: "the answer", Headers: headerRefs(),
+			Content: map[string]mediaType{"application/json": {Schema: ok}}}}}
+	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
+		op.Responses[status] = errorResponse(status)
+	}
+	if !rt.free {
+		for _, status := range []string{"402", "403", "404"} {
+			op.Responses[status] = errorResponse(status)
+		}
+		op.Parameters = append(op.Parameters, parameter{Name: headerIdempotencyKey, In: "header",
+			Description: "1 to 255 visible ASCII characters: a repeat within 24 hours with the same method, path, " +
+				"query and body gets the paid page again without a second charge",
+			Schema: &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxIdempotencyKey)}})
+	}
+	add := func(name, in string, required bool, s *schema) {
+		op.Parameters = append(op.Parameters, parameter{Name: name, In: in, Required: required, Description: paramDocs[name], Schema: s})
+	}
+	for _, p := range []string{rt.param, rt.param2} {
+		if p == "" {
+			continue
+		}
+		s := &schema{Type: "string", Pattern: "^[0-9]+$"}
+		switch p {
+		case paramUsername, paramUser:
+			s = &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxScreenName + 1)}
+		case paramSpaceID:
+			s = &schema{Type: "string", Pattern: "^[0-9A-Za-z]{1,32}$"}
+		}
+		in := "path"
+		if rt.inQuery && p == rt.param {
+			in = "query"
+		}
+		add(p, in, true, s)
+	}
+	if rt.ordered {
+		add("type", "query", false, &schema{Type: "string", Enum: []string{"Latest", "Top"}})
+	}
+	if rt.query {
+		add("query", "query", true, &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxQueryLength)})
+	}
+	if rt.paged {
+		add("cursor", "query", false, &schema{Type: "string"})
+	}
+	if rt.body != bodyNone {
+		field, item := "ids", &schema{AnyOf: []*schema{{Type: "integer", Format: "int64"}, {Type: "string", Pattern: "^[0-9]+$"}}}
+		if rt.body == bodyUsernames {
+			field, item = "usernames", &schema{Type: "string"}
+		}
+		op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{"application/json": {Schema: &schema{
+			Type: "object", Required: []string{field}, order: []string{field},
+			Properties: map[string]*schema{field: {Type: "array", Items: item, MinItems: intp(1), MaxItems: intp(maxBatch)}}}}}}
+		for _, status := range []string{"400", "413", "415"} {
+			op.Responses[status] = errorResponse(status)
+		}
+	}
+	return op
+}
+
+// probes documents the endpoints beside the API: free, without a key.
+func probes() map[string]*operation {
+	status := func(id, desc, status string) *operation {
+		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"},
+			Security: []map[string][]string{}, Responses: map[string]*response{
+				"200": {Description: "ok", Content: map[string]mediaType{"application/json": {Schema: &schema{
+					Type: "object", Required: []string{"status"}, order: []string{"status"},
+					Properties: map[string]*schema{"status": {Type: "string", Enum: []string{status}}}}}}},
+				"503": errorResponse("503"),
+			}}
+	}
+	text := func(id, desc, contentType string, s *schema) *operation {
+		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"}, Security: []map[string][]string{},
+			Responses: map[string]*response{"200": {Description: "ok", Content: map[string]mediaType{contentType: {Schema: s}}}}}
+	}
+	return map[string]*operation{
+		"/healthz":      status("healthz", "the process answers and the database is reachable", "ok"),
+		"/readyz":       status("readyz", "the database is reachable and migrated (send traffic)", "ready"),
+		"/metrics":      text("metrics", "Prometheus metrics", "text/plain", &schema{Type: "string"}),
+		"/openapi.json": text("openapi", "this document", "application/json", &schema{Type: "object"}),
+		"/docs":         text("docs", "this document as a page", "text/html", &schema{Type: "string"}),
+	}
+}
+
+// docEndpoints serves the document and its page, made once.
+type docEndpoints struct {
+	doc  *document
+	json []byte
+	html []byte
+}
+
+func newDocEndpoints(version string) (*docEndpoints, error) {
+	doc := buildDocument(routes(), version)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encode the OpenAPI document: %w", err)
+	}
+	page, err := renderDocs(doc)
+	if err != nil {
+		return nil, err
+	}
+	return &docEndpoints{doc: doc, json: append(b, '\n'), html: page}, nil
+}
+
+func (d *docEndpoints) serveJSON(w http.ResponseWriter, r *http.Request) {
+	infoFrom(r.Context()).route = "openapi"
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeBody(w, http.StatusOK, d.json)
+}
+
+func (d *docEndpoints) serveHTML(w http.ResponseWriter, r *http.Request) {
+	infoFrom(r.Context()).route = "docs"
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	w.Write(d.html) //nolint:errcheck // the client went away
+}
+
+// sortedKeys are a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
