@@ -85,61 +85,65 @@ type header struct {
 
 // responseTypes are the Go types each route answers 200 with, by route
 // name.
-var responseTypes = map[string]reflect.Type{
-	"user_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
-	"user_tweets_and_replies": reflect.TypeFor[tweetsPage[compactPost]](),
-	"community_tweets":        reflect.TypeFor[tweetsPage[compactPost]](),
-	"tweets_by_ids":           reflect.TypeFor[[]fullPost](),
-	"users_by_usernames":      reflect.TypeFor[usersBody](),
-	"user_lists":              reflect.TypeFor[listsPage](),
-	"list_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
-	"thread":                  reflect.TypeFor[tweetsPage[fullPost]](),
-	"mentions":                reflect.TypeFor[tweetsPage[compactPost]](),
-	"retweeted_by":            reflect.TypeFor[usersPage[profile]](),
-	"affiliates":              reflect.TypeFor[usersPage[profile]](),
-	"verified_followers":      reflect.TypeFor[usersPage[profile]](),
-	"following":               reflect.TypeFor[usersPage[profile]](),
-	"community_members":       reflect.TypeFor[usersPage[member]](),
-	"list_members":            reflect.TypeFor[usersPage[profile]](),
-	"highlights":              reflect.TypeFor[tweetsPage[highlightPost]](),
-	"search":                  reflect.TypeFor[tweetsPage[compactPost]](),
-	"balance":                 reflect.TypeFor[balanceBody](),
-	"user":                    reflect.TypeFor[profile](),
-	"users_by_ids":            reflect.TypeFor[usersBody](),
-	"extended_bio":            reflect.TypeFor[extendedBio](),
-	"followers":               reflect.TypeFor[usersPage[profile]](),
-	"tweet":                   reflect.TypeFor[fullPost](),
-	"tweet_comments":          reflect.TypeFor[tweetsPage[compactPost]](),
-	"tweet_quotes":            reflect.TypeFor[tweetsPage[compactPost]](),
-	"list":                    reflect.TypeFor[listObject](),
-	"space":                   reflect.TypeFor[spaceBody](),
-	"commented_by":            reflect.TypeFor[commentedBody](),
-	"retweeted_by_user":       reflect.TypeFor[retweetedBody](),
-	"following_user":          reflect.TypeFor[followingBody](),
-	"statuses_show":           reflect.TypeFor[fullPost](),
-	"followers_list":          reflect.TypeFor[usersPage[profile]](),
-	"friends_list":            reflect.TypeFor[usersPage[profile]](),
-	"search_users":            reflect.TypeFor[usersPage[profile]](),
-	"user_likes":              reflect.TypeFor[tweetsPage[compactPost]](),
-	"liking_users":            reflect.TypeFor[usersPage[profile]](),
+func responseTypes() map[string]reflect.Type {
+	return map[string]reflect.Type{
+		"user_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
+		"user_tweets_and_replies": reflect.TypeFor[tweetsPage[compactPost]](),
+		"community_tweets":        reflect.TypeFor[tweetsPage[compactPost]](),
+		"tweets_by_ids":           reflect.TypeFor[[]fullPost](),
+		"users_by_usernames":      reflect.TypeFor[usersBody](),
+		"user_lists":              reflect.TypeFor[listsPage](),
+		"list_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
+		"thread":                  reflect.TypeFor[tweetsPage[fullPost]](),
+		"mentions":                reflect.TypeFor[tweetsPage[compactPost]](),
+		"retweeted_by":            reflect.TypeFor[usersPage[profile]](),
+		"affiliates":              reflect.TypeFor[usersPage[profile]](),
+		"verified_followers":      reflect.TypeFor[usersPage[profile]](),
+		"following":               reflect.TypeFor[usersPage[profile]](),
+		"community_members":       reflect.TypeFor[usersPage[member]](),
+		"list_members":            reflect.TypeFor[usersPage[profile]](),
+		"highlights":              reflect.TypeFor[tweetsPage[highlightPost]](),
+		"search":                  reflect.TypeFor[tweetsPage[compactPost]](),
+		"balance":                 reflect.TypeFor[balanceBody](),
+		"user":                    reflect.TypeFor[profile](),
+		"users_by_ids":            reflect.TypeFor[usersBody](),
+		"extended_bio":            reflect.TypeFor[extendedBio](),
+		"followers":               reflect.TypeFor[usersPage[profile]](),
+		"tweet":                   reflect.TypeFor[fullPost](),
+		"tweet_comments":          reflect.TypeFor[tweetsPage[compactPost]](),
+		"tweet_quotes":            reflect.TypeFor[tweetsPage[compactPost]](),
+		"list":                    reflect.TypeFor[listObject](),
+		"space":                   reflect.TypeFor[spaceBody](),
+		"commented_by":            reflect.TypeFor[commentedBody](),
+		"retweeted_by_user":       reflect.TypeFor[retweetedBody](),
+		"following_user":          reflect.TypeFor[followingBody](),
+		"statuses_show":           reflect.TypeFor[fullPost](),
+		"followers_list":          reflect.TypeFor[usersPage[profile]](),
+		"friends_list":            reflect.TypeFor[usersPage[profile]](),
+		"search_users":            reflect.TypeFor[usersPage[profile]](),
+		"user_likes":              reflect.TypeFor[tweetsPage[compactPost]](),
+		"liking_users":            reflect.TypeFor[usersPage[profile]](),
+	}
 }
 
 // paramDocs describe the path and query parameters.
-var paramDocs = map[string]string{
-	paramUserID:       "a user's id (decimal, 1 to 2^63-1)",
-	paramCommunityID:  "a community's id",
-	paramListID:       "a list's id",
-	paramThreadID:     "a post's id; a reply serves its whole conversation from the root",
-	paramTweetID:      "a post's id",
-	paramUsername:     "a screen name, with or without @",
-	paramUser:         "a user's id or screen name (digits are an id first)",
-	paramSpaceID:      "an audio space's id (1 to 32 letters and digits)",
-	paramID:           "a post's id",
-	paramSourceUserID: "the id of the user who may follow",
-	paramTargetUserID: "the id of the user who may be followed",
-	"cursor":          "next_cursor of the previous page; omit (or send empty) for the first page",
-	"type":            "order: Latest (newest first, the default) or Top (by engagement score)",
-	"query":           "the search text (for /search, the operator language of the README)",
+func paramDocs() map[string]string {
+	return map[string]string{
+		paramUserID:       "a user's id (decimal, 1 to 2^63-1)",
+		paramCommunityID:  "a community's id",
+		paramListID:       "a list's id",
+		paramThreadID:     "a post's id; a reply serves its whole conversation from the root",
+		paramTweetID:      "a post's id",
+		paramUsername:     "a screen name, with or without @",
+		paramUser:         "a user's id or screen name (digits are an id first)",
+		paramSpaceID:      "an audio space's id (1 to 32 letters and digits)",
+		paramID:           "a post's id",
+		paramSourceUserID: "the id of the user who may follow",
+		paramTargetUserID: "the id of the user who may be followed",
+		"cursor":          "next_cursor of the previous page; omit (or send empty) for the first page",
+		"type":            "order: Latest (newest first, the default) or Top (by engagement score)",
+		"query":           "the search text (for /search, the operator language of the README)",
+	}
 }
 
 // summary is a route's one-line description, from its name.
@@ -157,19 +161,21 @@ func summary(rt *route) string {
 
 // errorDocs describe each error status an endpoint may answer, in the
 // JSON error shape.
-var errorDocs = map[string]string{
-	"400": "Request body could not be read (it ended early or came too slowly)",
-	"401": "No valid API key provided (decided before anything else)",
-	"402": "Insufficient balance (nothing charged)",
-	"403": "User is protected",
-	"404": "the addressed entity does not exist",
-	"405": "Method not allowed (HEAD too: a response without its body is not sold)",
-	"413": "Request body too large (over 1 MiB)",
-	"415": "Content-Type must be application/json",
-	"422": "a parameter is invalid (errors names it), or the search is too expensive",
-	"429": "Too many requests; Retry-After says when to retry",
-	"500": "Failed to fetch data from Twitter (the cause is in the log)",
-	"503": "Server busy (too many requests at once) or not ready; Retry-After",
+func errorDocs() map[string]string {
+	return map[string]string{
+		"400": "Request body could not be read (it ended early or came too slowly)",
+		"401": "No valid API key provided (decided before anything else)",
+		"402": "Insufficient balance (nothing charged)",
+		"403": "User is protected",
+		"404": "the addressed entity does not exist",
+		"405": "Method not allowed (HEAD too: a response without its body is not sold)",
+		"413": "Request body too large (over 1 MiB)",
+		"415": "Content-Type must be application/json",
+		"422": "a parameter is invalid (errors names it), or the search is too expensive",
+		"429": "Too many requests; Retry-After says when to retry",
+		"500": "Failed to fetch data from Twitter (the cause is in the log)",
+		"503": "Server busy (too many requests at once) or not ready; Retry-After",
+	}
 }
 
 // errorResponse refers to the component of an error status.
@@ -178,18 +184,20 @@ func errorResponse(status string) *response {
 }
 
 // rateHeaders are the headers of every answer to a key.
-var rateHeaders = map[string]header{
-	"X-RateLimit-Limit":     {Description: "requests per minute this key may make", Schema: &schema{Type: "integer"}},
-	"X-RateLimit-Remaining": {Description: "requests the key could make at once now", Schema: &schema{Type: "integer"}},
-	"X-RateLimit-Reset":     {Description: "seconds until the key's allowance is full again", Schema: &schema{Type: "integer"}},
-	"X-Request-Id":          {Description: "this request's id, as in the log and the ledger", Schema: &schema{Type: "string"}},
-	"Idempotent-Replayed":   {Description: "true when the page is the one kept for this Idempotency-Key (not charged again)", Schema: &schema{Type: "string"}},
+func rateHeaders() map[string]header {
+	return map[string]header{
+		"X-RateLimit-Limit":     {Description: "requests per minute this key may make", Schema: &schema{Type: "integer"}},
+		"X-RateLimit-Remaining": {Description: "requests the key could make at once now", Schema: &schema{Type: "integer"}},
+		"X-RateLimit-Reset":     {Description: "seconds until the key's allowance is full again", Schema: &schema{Type: "integer"}},
+		"X-Request-Id":          {Description: "this request's id, as in the log and the ledger", Schema: &schema{Type: "string"}},
+		"Idempotent-Replayed":   {Description: "true when the page is the one kept for this Idempotency-Key (not charged again)", Schema: &schema{Type: "string"}},
+	}
 }
 
 // headerRefs refer to the rate headers' components.
 func headerRefs() map[string]header {
 	out := map[string]header{}
-	for name := range rateHeaders {
+	for name := range rateHeaders() {
 		out[name] = header{Ref: "#/components/headers/" + name}
 	}
 	return out
@@ -198,6 +206,7 @@ func headerRefs() map[string]header {
 // buildDocument makes the document of routes.
 func buildDocument(routes []*route, version string) *document {
 	sc := newSchemas()
+	types, docs := responseTypes(), paramDocs()
 	sc.of(reflect.TypeFor[errorBody]())
 	doc := &document{
 		OpenAPI: "3.1.0",
@@ -207,17 +216,17 @@ func buildDocument(routes []*route, version string) *document {
 			"`Authorization: Bearer roost_…`. A repeated request with the same Idempotency-Key header within " +
 			"24 hours gets the same page again without a second charge."},
 		Paths: map[string]map[string]*operation{},
-		Components: components{Schemas: sc.components, Responses: map[string]*response{}, Headers: rateHeaders,
+		Components: components{Schemas: sc.components, Responses: map[string]*response{}, Headers: rateHeaders(),
 			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
 	}
 	for _, rt := range routes {
 		ok := &schema{} // TestOpenAPIDocument fails for a route without a response type
-		if t, found := responseTypes[rt.name]; found {
+		if t, found := types[rt.name]; found {
 			ok = sc.of(t)
 		}
 		for _, p := range rt.patterns() {
 			method, path, _ := strings.Cut(p, " ")
-			op := rt.operation(ok)
+			op := rt.operation(ok, docs)
 			prefix := "bare"
 			if !rt.bare {
 				prefix = strings.TrimPrefix(strings.SplitN(path, "/", 3)[1], "/")
@@ -236,7 +245,7 @@ func buildDocument(routes []*route, version string) *document {
 	for path, op := range probes() {
 		doc.Paths[path] = map[string]*operation{"get": op}
 	}
-	for status, desc := range errorDocs {
+	for status, desc := range errorDocs() {
 		doc.Components.Responses["Error"+status] = &response{Description: desc, Content: map[string]mediaType{
 			"application/json": {Schema: &schema{Ref: "#/components/schemas/ErrorBody"}}}}
 	}
@@ -244,7 +253,7 @@ func buildDocument(routes []*route, version string) *document {
 }
 
 // operation documents one route.
-func (rt *route) operation(ok *schema) *operation {
+func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	op := &operation{Summary: summary(rt), Security: []map[string][]string{{"bearer": {}}},
 		Responses: map[string]*response{"200": {Description: "the answer", Headers: headerRefs(),
 			Content: map[string]mediaType{"application/json": {Schema: ok}}}}}
@@ -261,7 +270,7 @@ func (rt *route) operation(ok *schema) *operation {
 			Schema: &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxIdempotencyKey)}})
 	}
 	add := func(name, in string, required bool, s *schema) {
-		op.Parameters = append(op.Parameters, parameter{Name: name, In: in, Required: required, Description: paramDocs[name], Schema: s})
+		op.Parameters = append(op.Parameters, parameter{Name: name, In: in, Required: required, Description: docs[name], Schema: s})
 	}
 	for _, p := range []string{rt.param, rt.param2} {
 		if p == "" {

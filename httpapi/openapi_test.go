@@ -69,7 +69,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	names := map[string]bool{}
 	for _, rt := range routes() {
 		names[rt.name] = true
-		if _, ok := responseTypes[rt.name]; !ok {
+		if _, ok := responseTypes()[rt.name]; !ok {
 			t.Errorf("route %s has no response type in responseTypes", rt.name)
 		}
 		for _, p := range rt.patterns() {
@@ -92,7 +92,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 		}
 	}
-	for name := range responseTypes {
+	for name := range responseTypes() {
 		if !names[name] {
 			t.Errorf("responseTypes names %s, which is no route", name)
 		}

@@ -217,7 +217,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, r, s.log, errUnknown)
 		return
 	}
-	if s.slots != nil && !unmetered[r.URL.Path] {
+	if s.slots != nil && !unmetered(r.URL.Path) {
 		select {
 		case s.slots <- struct{}{}:
 			defer func() { <-s.slots }()
@@ -230,9 +230,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(sw, r)
 }
 
-// unmetered are the paths served beyond the cap on concurrent requests:
-// probes and monitoring must answer while the API is busy.
-var unmetered = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.json": true, "/docs": true}
+// unmetered reports the paths served beyond the cap on concurrent
+// requests: probes, monitoring and the API's description must answer
+// while the API is busy.
+func unmetered(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs":
+		return true
+	}
+	return false
+}
 
 // statusWriter remembers the status written. While no handler of this
 // package has claimed the request (ServeMux answering by itself: 404, 405

@@ -258,3 +258,19 @@ func TestDebitReplyLost(t *testing.T) {
 		t.Errorf("ledger %+v, %v; want the credit and one debit", led, err)
 	}
 }
+
+// BenchmarkLimiter measures one shared token-bucket decision (one upsert).
+func BenchmarkLimiter(b *testing.B) {
+	s, err := Open(context.Background(), storetest.FreshSchema(b, storetest.PostgresURL(b)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	l := s.Limiter()
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if _, err := l.Allow(ctx, int64(i%64), 1_000_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
