@@ -26,6 +26,8 @@ import (
 type Store struct {
 	// Reader answers the API's reads.
 	sqlstore.Reader
+	// Research answers counts, top values and walks.
+	sqlstore.Research
 
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -74,6 +76,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 	}
 	s := &Store{pool: pool, log: log, name: name}
 	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: &sync.Map{}}, Dialect: dialect}
+	s.Research = sqlstore.Research{DB: pgDB{pool: pool, planned: true}, Compile: s.researchMatch}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

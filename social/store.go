@@ -147,6 +147,7 @@ type Writer interface {
 // Store is one database engine: data, accounts and lifecycle.
 type Store interface {
 	Reader
+	Researcher
 	Writer
 	Accounts
 	// Counts reports how many values of each kind are stored.
