@@ -240,7 +240,9 @@ type tally struct {
 	by    map[int64]map[string]*social.TopValue
 }
 
-func newTally(limit int) *tally { return &tally{limit: limit, by: map[int64]map[string]*social.TopValue{}} }
+func newTally(limit int) *tally {
+	return &tally{limit: limit, by: map[int64]map[string]*social.TopValue{}}
+}
 
 // add counts n more posts of the value keyed key in period b.
 func (t *tally) add(b int64, key string, v social.TopValue, n int64) {
