@@ -45,6 +45,10 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		a.key = &key
+		if rt.stream != nil {
+			s.streamed(w, r, rt, a)
+			return
+		}
 		body, items, err := rt.serve(ctx, s, a)
 		if err != nil {
 			fail(s.classify(rt, err))

@@ -29,6 +29,8 @@ type args struct {
 	scope []byte         // names the results for cursors
 	limit int            // page size
 	key   *social.APIKey // the caller
+	// research holds the research endpoints' own parameters.
+	research researchArgs
 }
 
 // Body limits.
@@ -133,6 +135,11 @@ func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
 	}
 	if rt.body != bodyNone {
 		if err := a.parseBody(r, rt.body); err != nil {
+			return nil, err
+		}
+	}
+	if rt.params != nil {
+		if err := rt.params(a, qs); err != nil {
 			return nil, err
 		}
 	}

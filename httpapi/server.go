@@ -217,6 +217,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Unwrap gives http.ResponseController the writer beneath (flushes and
+// write deadlines of streamed answers).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) code() int {
 	if w.status == 0 {
 		return http.StatusOK

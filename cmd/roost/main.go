@@ -47,6 +47,10 @@ func commands() []command {
 		{"keys", "create, list, top up and revoke API keys", cmdKeys},
 		{"copy", "copy a whole database between engines (SQLite, PostgreSQL)", cmdCopy},
 		{"bench", "measure page latency and memory on a database and print the figures", cmdBench},
+		{"counts", "count the posts a search query matches by minute, hour or day", cmdCounts},
+		{"top", "rank the hashtags, mentions, links, authors… of the posts a query matches", cmdTop},
+		{"export", "write the posts a query matches as CSV, JSON lines, API v1.1 or v2, or ids", cmdExport},
+		{"network", "write the network of who replied to, quoted, reposted and mentioned whom", cmdNetwork},
 	}
 }
 
