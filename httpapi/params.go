@@ -31,6 +31,8 @@ type args struct {
 	key   *social.APIKey // the caller
 	// research holds the research endpoints' own parameters.
 	research researchArgs
+	// queryText is the query as given (spaces collapsed).
+	queryText string
 }
 
 // Body limits.
@@ -115,7 +117,7 @@ func (rt *route) parse(r *http.Request, now time.Time) (*args, error) {
 			if err != nil {
 				return nil, invalid("query", queryProblem(err))
 			}
-			a.query = q
+			a.query, a.queryText = q, text
 		}
 		scope = append(scope, text)
 	}

@@ -24,6 +24,7 @@ type researchArgs struct {
 	field       social.TopField
 	limit       int    // values of a top list, posts of an export
 	format      string // of an export or a network
+	network     networkArgs
 }
 
 // Top limits.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 
 	"roost/billing"
 	"roost/export"
+	"roost/network"
 	"roost/search"
 	"roost/social"
 )
@@ -238,6 +240,60 @@ func testSearchExport(t *testing.T, eng engine) {
 		{"/social/search/export?query=the&format=xml", "format"},
 		{"/social/search/export?query=the&limit=0", "limit"},
 		{"/social/search/export?query=the+OR", "query"},
+	} {
+		w := e.do(call{path: c.path, key: key})
+		body := decode[errorBody](t, w)
+		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
+			t.Errorf("%s: %d %+v, want 422 naming %s", c.path, w.Code, body, c.param)
+		}
+	}
+}
+
+// TestSearchNetwork: the network endpoint writes the network the store
+// gathers for the query, as GEXF or an edge list, charged one item per node
+// and per edge; bad parameters are 422 naming them.
+func TestSearchNetwork(t *testing.T) { eachEngine(t, testSearchNetwork) }
+
+func testSearchNetwork(t *testing.T, eng engine) {
+	e, _ := genEnv(t, eng)
+	key, id := e.key(t, plenty, 0)
+	q, err := search.Parse("include:nativeretweets the", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := network.Build(context.Background(), e.store, q, "", network.Options{Kinds: network.Kinds(), MaxNodes: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := e.do(call{path: "/social/search/network?query=include:nativeretweets+the&max_nodes=50", key: key})
+	var doc struct {
+		Nodes []struct {
+			ID string `xml:"id,attr"`
+		} `xml:"graph>nodes>node"`
+		Edges []struct {
+			Weight int64 `xml:"weight,attr"`
+		} `xml:"graph>edges>edge"`
+	}
+	if err := xml.Unmarshal(w.Body.Bytes(), &doc); err != nil || w.Code != http.StatusOK ||
+		w.Header().Get("Content-Type") != "application/xml; charset=utf-8" {
+		t.Fatalf("gexf: %d %v %.200s", w.Code, err, w.Body)
+	}
+	if len(doc.Nodes) != len(g.Nodes) || len(doc.Edges) != len(g.Edges) || len(doc.Edges) == 0 {
+		t.Errorf("gexf: %d nodes, %d edges; want %d, %d", len(doc.Nodes), len(doc.Edges), len(g.Nodes), len(g.Edges))
+	}
+	if spent := plenty - e.balance(t, id); spent != int64(g.Len())*billing.DefaultPrice {
+		t.Errorf("charged %d for %d nodes and edges", spent, g.Len())
+	}
+	w = e.do(call{path: "/social/search/network?query=the&edges=reply&format=csv&min_degree=2", key: key})
+	rows, err := csv.NewReader(w.Body).ReadAll()
+	if err != nil || w.Code != http.StatusOK || len(rows) < 2 || rows[1][2] != "reply" {
+		t.Errorf("csv: %d %v %d rows", w.Code, err, len(rows))
+	}
+	for _, c := range []struct{ path, param string }{
+		{"/social/search/network?query=the&edges=likes", "edges"},
+		{"/social/search/network?query=the&format=dot", "format"},
+		{"/social/search/network?query=the&max_nodes=0", "max_nodes"},
+		{"/social/search/network?query=the&min_degree=-1", "min_degree"},
 	} {
 		w := e.do(call{path: c.path, key: key})
 		body := decode[errorBody](t, w)

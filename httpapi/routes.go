@@ -109,6 +109,7 @@ func routes() []*route {
 		{name: "search_counts", method: http.MethodGet, path: "/search/counts", query: true, params: parseCounts, serve: serveCounts},
 		{name: "search_top", method: http.MethodGet, path: "/search/top", query: true, params: parseTop, serve: serveTop},
 		{name: "search_export", method: http.MethodGet, path: "/search/export", query: true, params: parseExport, stream: streamExport},
+		{name: "search_network", method: http.MethodGet, path: "/search/network", query: true, params: parseNetwork, stream: streamNetwork},
 	}
 }
 

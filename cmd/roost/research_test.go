@@ -90,3 +90,41 @@ func TestResearchCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkCommand: roost network writes a GEXF file Gephi reads (nodes
+// and weighted edges), or an edge list; bad flags are usage errors.
+func TestNetworkCommand(t *testing.T) {
+	db := researchDB(t)
+	file := filepath.Join(t.TempDir(), "n.gexf")
+	code, _, errOut := roost(t, "network", "--db", db, "--out", file, "--", "include:nativeretweets", "-lang:xx")
+	if code != 0 || !strings.Contains(errOut, "network: ") {
+		t.Fatalf("network: %d %s", code, errOut)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), `<gexf xmlns="http://gexf.net/1.3" version="1.3">`) ||
+		!strings.Contains(string(data), `kind="repost"`) || !strings.Contains(string(data), `kind="mention"`) {
+		t.Fatalf("gexf: %v %.300s", err, data)
+	}
+	code, out, errOut := roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "the")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || len(rows) < 2 || rows[1][2] != "reply" || strings.Contains(errOut, "note:") {
+		t.Fatalf("network csv: %d %v %q %s", code, err, out, errOut)
+	}
+	if code, _, errOut := roost(t, "network", "--db", db, "--format", "graphml", "the"); code != 0 ||
+		!strings.Contains(errOut, "add include:nativeretweets to the query for repost edges") {
+		t.Fatalf("network with repost edges, without reposts: %d %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"network", "--db", db, "--edges", "likes", "x"}, "--edges must be"},
+		{[]string{"network", "--db", db, "--format", "dot", "x"}, "--format must be one of gexf, graphml, csv"},
+		{[]string{"network", "--db", db, "--min-degree", "-1", "x"}, "must not be negative"},
+	} {
+		code, _, errOut := roost(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: %d %s, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
