@@ -101,6 +101,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
+	s.handleUI()
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		infoFrom(r.Context()).route = "metrics"
