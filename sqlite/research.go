@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"roost/search"
 	"roost/social"
@@ -47,7 +48,26 @@ func (s *Store) researchMatch(ctx context.Context, q *search.Query, walk bool) (
 			}
 		}
 	}
-	args := append(append([]any{}, d.cond.args...), pl.where.args...)
-	return sqlstore.Match{From: d.from, Where: "(" + d.cond.sql + ") AND " + pl.where.sql, Args: args,
+	where := pl.where
+	if d.name == "fts" {
+		where = trustFTS(pl)
+	}
+	args := append(append([]any{}, d.cond.args...), where.args...)
+	return sqlstore.Match{From: d.from, Where: "(" + d.cond.sql + ") AND " + where.sql, Args: args,
 		Key: d.key, Lo: pl.lo, Hi: pl.hi}, nil
+}
+
+// trustFTS is the condition of a plan driven by the full-text index, with
+// every top-level condition that the index holds exactly (exactFTS) tested
+// with roost_match only for the posts flagged flagFTSInexact.
+func trustFTS(pl plan) cond {
+	conds := slices.Clone(pl.conds)
+	base := len(conds) - len(pl.kids)
+	for i, k := range pl.kids {
+		if exactFTS(k) {
+			x := conds[base+i]
+			conds[base+i] = cond{sql: fmt.Sprintf("((p.flags & %d) = 0 OR %s)", flagFTSInexact, x.sql), args: x.args, cost: x.cost}
+		}
+	}
+	return join(conds, " AND ")
 }
