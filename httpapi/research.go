@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	"roost/export"
 	"roost/social"
@@ -92,6 +94,19 @@ func intParam(qs url.Values, name string, def, lo, hi int) (int, error) {
 		return 0, invalid(name, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
 	}
 	return n, nil
+}
+
+// choice reads an optional parameter that takes one of values (the first
+// is the default).
+func choice(qs url.Values, name string, values []string) (string, error) {
+	v := qs.Get(name)
+	if v == "" {
+		return values[0], nil
+	}
+	if !slices.Contains(values, v) {
+		return "", invalid(name, "must be one of "+strings.Join(values, ", "))
+	}
+	return v, nil
 }
 
 // bounded runs fn within the search timeout: work stopped by it is 422

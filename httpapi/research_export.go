@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"roost/export"
@@ -36,12 +34,9 @@ const maxExportLimit = 1 << 40
 // parseExport reads format (csv, jsonl, ids, v1 or v2; default csv) and an
 // optional limit on the number of posts.
 func parseExport(a *args, qs url.Values) error {
-	a.research.format = export.FormatCSV
-	if f := qs.Get("format"); f != "" {
-		if !slices.Contains(export.Formats(), f) {
-			return invalid("format", "must be one of "+strings.Join(export.Formats(), ", "))
-		}
-		a.research.format = f
+	var err error
+	if a.research.format, err = choice(qs, "format", export.Formats()); err != nil {
+		return err
 	}
 	n, err := intParam(qs, "limit", 0, 1, maxExportLimit)
 	a.research.limit = n

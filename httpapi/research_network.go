@@ -3,8 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/url"
-	"slices"
-	"strings"
 
 	"roost/network"
 )
@@ -23,12 +21,9 @@ const maxNetworkParam = 1 << 30
 // and mention; default all), format (gexf, graphml or csv; default gexf),
 // min_degree and max_nodes.
 func parseNetwork(a *args, qs url.Values) error {
-	a.research.format = network.FormatGEXF
-	if f := qs.Get("format"); f != "" {
-		if !slices.Contains(network.Formats(), f) {
-			return invalid("format", "must be one of "+strings.Join(network.Formats(), ", "))
-		}
-		a.research.format = f
+	var err error
+	if a.research.format, err = choice(qs, "format", network.Formats()); err != nil {
+		return err
 	}
 	a.research.network.kinds = network.Kinds()
 	if e := qs.Get("edges"); e != "" {
@@ -38,7 +33,6 @@ func parseNetwork(a *args, qs url.Values) error {
 		}
 		a.research.network.kinds = kinds
 	}
-	var err error
 	if a.research.network.minDegree, err = intParam(qs, "min_degree", 0, 0, maxNetworkParam); err != nil {
 		return err
 	}

@@ -88,18 +88,12 @@ func testSearchCounts(t *testing.T, eng engine) {
 	if w.Code != http.StatusOK || len(got.Data) != 2 || got.Meta.TotalTweetCount != 0 || e.balance(t, id) != before {
 		t.Errorf("no match: %d %+v, charged %d", w.Code, got, before-e.balance(t, id))
 	}
-	for _, c := range []struct{ path, param string }{
+	expect422(t, e, key, []badParam{
 		{"/social/search/counts?query=the&granularity=week", "granularity"},
 		{"/social/search/counts?query=the&granularity=minute", "granularity"},
 		{"/social/search/counts?query=(the", "query"},
 		{"/social/search/counts", "query"},
-	} {
-		w := e.do(call{path: c.path, key: key})
-		body := decode[errorBody](t, w)
-		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
-			t.Errorf("%s: %d %+v, want 422 naming %s", c.path, w.Code, body, c.param)
-		}
-	}
+	})
 }
 
 // TestSearchTop: the top values of every field equal the store's, whole
@@ -144,19 +138,13 @@ func testSearchTop(t *testing.T, eng engine) {
 			}
 		}
 	}
-	for _, c := range []struct{ path, param string }{
+	expect422(t, e, key, []badParam{
 		{"/social/search/top?query=the", "field"},
 		{"/social/search/top?query=the&field=colours", "field"},
 		{"/social/search/top?query=the&field=lang&limit=0", "limit"},
 		{"/social/search/top?query=the&field=lang&limit=" + strconv.Itoa(maxTopLimit+1), "limit"},
 		{"/social/search/top?query=the&field=lang&granularity=year", "granularity"},
-	} {
-		w := e.do(call{path: c.path, key: key})
-		body := decode[errorBody](t, w)
-		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
-			t.Errorf("%s: %d %+v, want 422 naming %s", c.path, w.Code, body, c.param)
-		}
-	}
+	})
 }
 
 // TestSearchExport: an export streams every match once, oldest first, in
@@ -236,17 +224,11 @@ func testSearchExport(t *testing.T, eng engine) {
 		w.Header().Get("Content-Disposition") != "" || e.balance(t, id) != 10*billing.DefaultPrice {
 		t.Errorf("first chunk unpaid: %d %+v", w.Code, body)
 	}
-	for _, c := range []struct{ path, param string }{
+	expect422(t, e, key, []badParam{
 		{"/social/search/export?query=the&format=xml", "format"},
 		{"/social/search/export?query=the&limit=0", "limit"},
 		{"/social/search/export?query=the+OR", "query"},
-	} {
-		w := e.do(call{path: c.path, key: key})
-		body := decode[errorBody](t, w)
-		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
-			t.Errorf("%s: %d %+v, want 422 naming %s", c.path, w.Code, body, c.param)
-		}
-	}
+	})
 }
 
 // TestSearchNetwork: the network endpoint writes the network the store
@@ -289,12 +271,21 @@ func testSearchNetwork(t *testing.T, eng engine) {
 	if err != nil || w.Code != http.StatusOK || len(rows) < 2 || rows[1][2] != "reply" {
 		t.Errorf("csv: %d %v %d rows", w.Code, err, len(rows))
 	}
-	for _, c := range []struct{ path, param string }{
+	expect422(t, e, key, []badParam{
 		{"/social/search/network?query=the&edges=likes", "edges"},
 		{"/social/search/network?query=the&format=dot", "format"},
 		{"/social/search/network?query=the&max_nodes=0", "max_nodes"},
 		{"/social/search/network?query=the&min_degree=-1", "min_degree"},
-	} {
+	})
+}
+
+// badParam is a request whose parameter param is wrong.
+type badParam struct{ path, param string }
+
+// expect422 checks that each request is 422 naming its parameter.
+func expect422(t *testing.T, e *env, key string, cases []badParam) {
+	t.Helper()
+	for _, c := range cases {
 		w := e.do(call{path: c.path, key: key})
 		body := decode[errorBody](t, w)
 		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
