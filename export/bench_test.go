@@ -19,6 +19,7 @@ import (
 	"roost/export"
 	"roost/gen"
 	"roost/httpapi"
+	"roost/postgres"
 	"roost/search"
 	"roost/social"
 	"roost/sqlite"
@@ -32,12 +33,14 @@ import (
 // largest Go heap seen while exporting and the process's peak resident
 // memory. ROOST_BENCH_DB names a generated database to read (as
 // BenchmarkSearchMix does, e.g. one of ten million posts made by roost
-// gen); without it a network of ROOST_BENCH_POSTS posts (default 100,000)
-// is generated into a temporary file first.
+// gen; a postgres:// URL reads PostgreSQL); without it a network of
+// ROOST_BENCH_POSTS posts (default 100,000) is generated into a temporary
+// SQLite file first.
 //
 //	ROOST_BENCH_DB=/tmp/m1.db go test ./export -run '^$' -bench Research -benchtime 3x
 func BenchmarkResearch(b *testing.B) {
 	ctx := context.Background()
+	var err error
 	path := os.Getenv("ROOST_BENCH_DB")
 	if path == "" {
 		n := 100_000
@@ -58,7 +61,12 @@ func BenchmarkResearch(b *testing.B) {
 		}
 		st.Close()
 	}
-	s, err := sqlite.Open(ctx, path, nil)
+	var s social.Store
+	if strings.HasPrefix(path, "postgres://") {
+		s, err = postgres.Open(ctx, path, nil)
+	} else {
+		s, err = sqlite.Open(ctx, path, nil)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -146,7 +154,7 @@ func BenchmarkResearch(b *testing.B) {
 }
 
 // rareWord is the longest word of a post in the middle of the ids.
-func rareWord(ctx context.Context, s *sqlite.Store) (string, error) {
+func rareWord(ctx context.Context, s social.Store) (string, error) {
 	var lo, hi int64
 	q, _ := search.Parse("since:2000-01-01", time.Now())
 	err := s.SearchWalk(ctx, q, 0, 1, func(ps []social.Post) error { lo = ps[0].ID; return io.EOF })

@@ -286,7 +286,15 @@ document.addEventListener("DOMContentLoaded", () => {
   $("signin").addEventListener("submit", (ev) => { ev.preventDefault(); signIn($("key").value); });
   $("signout").addEventListener("click", signOut);
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); startSearch(); });
-  for (const r of document.querySelectorAll("input[name=order]")) r.addEventListener("change", () => { if (state.query) startSearch(); });
+  // Latest and Top hold the same posts: only the pages change.
+  for (const r of document.querySelectorAll("input[name=order]")) {
+    r.addEventListener("change", () => {
+      state.order = r.value;
+      state.cursors = [""];
+      state.page = 0;
+      if (state.query) loadPage();
+    });
+  }
   $("next").addEventListener("click", () => { state.page++; loadPage(); });
   $("prev").addEventListener("click", () => { state.page = Math.max(0, state.page - 1); loadPage(); });
   $("granularity").addEventListener("change", () => { if (state.query) loadChart(); });
