@@ -186,6 +186,14 @@ func TestRestartAndStale(t *testing.T) {
 		t.Fatalf("metrics: %v hits, %v misses, %v calls, %v micro-USD", hits, misses, calls, spend)
 	}
 
+	// The research endpoints answer from the database in gateway mode:
+	// the hosted service has none of them.
+	before = up.calls.Load()
+	code, counts := get(f.h, key, "/social/search/counts?granularity=day&query="+url.QueryEscape("from:"+up.sum.Examples.Username))
+	if code != http.StatusOK || up.calls.Load() != before {
+		t.Fatalf("counts through the gateway: %d %s, %d upstream calls", code, counts, up.calls.Load()-before)
+	}
+
 	local := httpapi.New(httpapi.Config{RateLimit: -1}, f.store, nil, nil)
 	code, found := get(local, key, "/social/search?query="+url.QueryEscape("from:"+up.sum.Examples.Username))
 	if code != http.StatusOK {

@@ -243,7 +243,7 @@ func testErrors(t *testing.T, eng engine) {
 		{"protected highlights", call{path: "/social/user/2/highlights", key: key}, 403, msg("User is protected")},
 
 		{"unknown path", call{path: "/social/nope", key: key}, 404, msg("Unknown endpoint")},
-		{"unknown root", call{path: "/", key: key}, 404, msg("Unknown endpoint")},
+		{"unknown top-level path", call{path: "/nope", key: key}, 404, msg("Unknown endpoint")},
 		{"unknown prefix", call{path: "/v2/user/1/tweets", key: key}, 404, msg("Unknown endpoint")},
 		{"trailing slash", call{path: "/social/user/1/tweets/", key: key}, 404, msg("Unknown endpoint")},
 		{"unclean path", call{path: "/social//user/1/tweets", key: key}, 404, msg("Unknown endpoint")},

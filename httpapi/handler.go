@@ -43,7 +43,7 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			fail(err)
 			return
 		}
-		gateway := s.upstream != nil && !rt.free
+		gateway := s.upstream != nil && !rt.free && !rt.local
 		a, err := rt.parse(r, s.now(), gateway)
 		if err != nil {
 			fail(err)
@@ -67,6 +67,10 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		a.key = &key
+		if rt.stream != nil {
+			s.streamed(w, r, rt, a)
+			return
+		}
 		serve := rt.serve
 		if gateway {
 			serve = s.serveUpstream(rt, r)

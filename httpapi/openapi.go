@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"roost/export"
 	"sort"
 	"strings"
 )
@@ -123,6 +124,12 @@ func responseTypes() map[string]reflect.Type {
 		"search_users":            reflect.TypeFor[usersPage[profile]](),
 		"user_likes":              reflect.TypeFor[tweetsPage[compactPost]](),
 		"liking_users":            reflect.TypeFor[usersPage[profile]](),
+		"search_counts":           reflect.TypeFor[export.Counts](),
+		"search_top":              reflect.TypeFor[export.Top](),
+		// The streamed exports answer a file (CSV, JSON lines, GEXF, …),
+		// documented as a string body (see operation).
+		"search_export":  reflect.TypeFor[string](),
+		"search_network": reflect.TypeFor[string](),
 	}
 }
 
@@ -257,6 +264,11 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	op := &operation{Summary: summary(rt), Security: []map[string][]string{{"bearer": {}}},
 		Responses: map[string]*response{"200": {Description: "the answer", Headers: headerRefs(),
 			Content: map[string]mediaType{"application/json": {Schema: ok}}}}}
+	if rt.stream != nil { // a file in the format asked for
+		file := mediaType{Schema: &schema{Type: "string"}}
+		op.Responses["200"].Content = map[string]mediaType{"text/csv": file, "text/plain": file,
+			"application/x-ndjson": file, "application/xml": file}
+	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
 	}

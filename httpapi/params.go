@@ -31,6 +31,10 @@ type args struct {
 	body  []byte         // the request body as read (POST routes)
 	limit int            // page size
 	key   *social.APIKey // the caller
+	// research holds the research endpoints' own parameters.
+	research researchArgs
+	// queryText is the query as given (spaces collapsed).
+	queryText string
 }
 
 // Body limits.
@@ -120,7 +124,7 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 			if err != nil {
 				return nil, invalid("query", queryProblem(err))
 			}
-			a.query = q
+			a.query, a.queryText = q, text
 		}
 		scope = append(scope, text)
 	}
@@ -143,6 +147,11 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 	}
 	if rt.body != bodyNone {
 		if err := a.parseBody(r, rt.body); err != nil {
+			return nil, err
+		}
+	}
+	if rt.params != nil {
+		if err := rt.params(a, qs); err != nil {
 			return nil, err
 		}
 	}

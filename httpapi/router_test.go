@@ -31,9 +31,10 @@ func TestRouterBuilds(t *testing.T) {
 		}
 		seen[rt.name] = true
 		ownAnswers := map[string]bool{"search": true, "search_users": true, "commented_by": true,
-			"retweeted_by_user": true, "following_user": true}
-		if rt.serve == nil || (!rt.free && rt.notFound == "" && !ownAnswers[rt.name]) {
-			t.Errorf("route %s lacks serve or a 404 message", rt.name)
+			"retweeted_by_user": true, "following_user": true, "search_counts": true, "search_top": true,
+			"search_export": true, "search_network": true}
+		if (rt.serve == nil) == (rt.stream == nil) || (!rt.free && rt.notFound == "" && !ownAnswers[rt.name]) {
+			t.Errorf("route %s lacks serve (or stream) or a 404 message", rt.name)
 		}
 		n += len(rt.patterns())
 		for _, p := range rt.patterns() {
@@ -44,10 +45,10 @@ func TestRouterBuilds(t *testing.T) {
 			}
 		}
 	}
-	// SPEC.md's 17 and the hosted service's 18 others under both prefixes,
-	// and the balance endpoint bare.
-	if len(seen) != 36 || n != 35*2+1 {
-		t.Errorf("%d routes with %d patterns, want 36 with 71", len(seen), n)
+	// SPEC.md's 17, the hosted service's 18 others and the 4 research
+	// endpoints under both prefixes, and the balance endpoint bare.
+	if len(seen) != 40 || n != 39*2+1 {
+		t.Errorf("%d routes with %d patterns, want 40 with 79", len(seen), n)
 	}
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"roost/social"
 )
@@ -51,9 +52,17 @@ type route struct {
 	limit    int    // page size
 	free     bool   // neither needs nor takes money
 	notFound string // the 404 message when the addressed entity is missing
+	// params reads the route's own query parameters, after query.
+	params func(a *args, qs url.Values) error
 	// serve does the work for validated args and returns the response
 	// body and the number of billable items in it.
 	serve func(ctx context.Context, s *server, a *args) (body any, items int, err error)
+	// stream, instead of serve, writes a body that is not JSON as it is
+	// made, charging through st (research_export.go).
+	stream func(ctx context.Context, s *server, a *args, st *stream) error
+	// local routes answer from the database even in gateway mode (the
+	// research endpoints: the hosted service has none of them).
+	local bool
 }
 
 // routes is every endpoint of SPEC.md §4 (numbered as there), the balance
@@ -99,6 +108,11 @@ func routes() []*route {
 		{name: "search_users", method: http.MethodGet, path: "/search-users", paged: true, query: true, text: true, limit: pageSize, serve: serveSearchUsers},
 		{name: "user_likes", method: http.MethodGet, path: "/user/{user_id}/likes", param: paramUserID, paged: true, limit: pageSize, notFound: msgUserNotFound, serve: serveUserLikes},
 		{name: "liking_users", method: http.MethodGet, path: "/tweets/{tweet_id}/liking_users", param: paramTweetID, paged: true, limit: pageSize, notFound: msgTweetNotFound, serve: serveUsers(postExists, social.Reader.LikingUsers)},
+
+		{name: "search_counts", local: true, method: http.MethodGet, path: "/search/counts", query: true, params: parseCounts, serve: serveCounts},
+		{name: "search_top", local: true, method: http.MethodGet, path: "/search/top", query: true, params: parseTop, serve: serveTop},
+		{name: "search_export", local: true, method: http.MethodGet, path: "/search/export", query: true, params: parseExport, stream: streamExport},
+		{name: "search_network", local: true, method: http.MethodGet, path: "/search/network", query: true, params: parseNetwork, stream: streamNetwork},
 	}
 }
 

@@ -139,6 +139,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	}
 	s.mux.HandleFunc("GET /openapi.json", docs.serveJSON)
 	s.mux.HandleFunc("GET /docs", docs.serveHTML)
+	s.handleUI()
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		infoFrom(r.Context()).route = "metrics"
@@ -287,6 +288,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// Unwrap gives http.ResponseController the writer beneath (flushes and
+// write deadlines of streamed answers).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) code() int {
 	if w.status == 0 {

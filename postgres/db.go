@@ -7,22 +7,31 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"roost/sqlstore"
 )
 
 // pgDB runs sqlstore's queries on the pool, numbering their placeholders
-// when numbered is set (queries built with $n go as they are).
+// when numbered is set (queries built with $n go as they are). With
+// planned set, queries vary with their values (compiled searches): their
+// placeholders are numbered without being remembered, and each is planned
+// with its values (see Store.searchPage).
 type pgDB struct {
 	pool     *pgxpool.Pool
 	numbered *sync.Map   // query with ? → query with $n
 	reads    *readRouter // when set, reads go to its replicas
+	planned  bool
 }
 
 // Query runs query and calls each for every row.
 func (d pgDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
-	if d.numbered != nil {
+	switch {
+	case d.planned:
+		query = numbered(query)
+		args = append([]any{pgx.QueryExecModeExec}, args...)
+	case d.numbered != nil:
 		q, ok := d.numbered.Load(query)
 		if !ok {
 			q, _ = d.numbered.LoadOrStore(query, numbered(query))

@@ -27,6 +27,8 @@ import (
 type Store struct {
 	// Reader answers the API's reads.
 	sqlstore.Reader
+	// Research answers counts, top values and walks.
+	sqlstore.Research
 
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -88,6 +90,7 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 	numbered := &sync.Map{}
 	s.primary = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered}, Dialect: dialect}
 	s.Reader = s.primary
+	s.Research = sqlstore.Research{DB: pgDB{pool: pool, planned: true}, Compile: s.researchMatch}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -150,6 +150,7 @@ type Writer interface {
 // Store is one database engine: data, accounts and lifecycle.
 type Store interface {
 	Reader
+	Researcher
 	Writer
 	Accounts
 	AccountAdmin

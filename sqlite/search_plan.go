@@ -91,6 +91,11 @@ type plan struct {
 	// from the top-level min_faves:, min_retweets: and min_replies:
 	// conditions, when no count is negative (search_floor.go).
 	minEngagement float64
+	// conds are the conditions where joins: conds[i] is the condition of
+	// kids[i] for the top-level conditions, after those of the query as a
+	// whole (the repost rule).
+	conds []cond
+	kids  []search.Node
 }
 
 func (c *compiler) plan(q *search.Query) (plan, error) {
@@ -165,6 +170,7 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 	if len(conds) == 0 {
 		conds = append(conds, condTrue)
 	}
+	pl.conds, pl.kids = conds, kids
 	pl.where = join(conds, " AND ")
 	return pl, nil
 }

@@ -23,6 +23,8 @@ import (
 type Store struct {
 	// Reader answers the API's reads from the read pool.
 	sqlstore.Reader
+	// Research answers counts, top values and walks from the read pool.
+	sqlstore.Research
 
 	path  string
 	read  *sql.DB // query-only pool
@@ -87,6 +89,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	read.SetConnMaxLifetime(0)
 	s.read = read
 	s.Reader = sqlstore.Reader{DB: sqlDB(s.query), Dialect: dialect}
+	s.Research = sqlstore.Research{DB: sqlDB(s.read.QueryContext), Compile: s.researchMatch}
 	if err := read.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

@@ -68,12 +68,17 @@ func preparePost(p *social.Post) preparedPost {
 		conv = p.ID
 	}
 	e := string(ent)
+	text := search.IndexText(p.Text)
+	flags := sqlstore.Flags(p)
+	if !ftsFaithful(text) {
+		flags |= flagFTSInexact
+	}
 	return preparedPost{
 		args: []any{p.ID, p.AuthorID, sqlstore.Micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
 			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
 			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
-			p.BookmarkCount, views, social.Score(p), sqlstore.Flags(p), e},
-		ent: e, text: search.IndexText(p.Text), url: urlText(&p.Entities),
+			p.BookmarkCount, views, social.Score(p), flags, e},
+		ent: e, text: text, url: urlText(&p.Entities),
 		mentions: sqlstore.MentionKeys(&p.Entities), tags: sqlstore.TagKeys(&p.Entities),
 	}
 }

@@ -28,7 +28,7 @@ func TestBackupUnderLoad(t *testing.T) {
 	defer st.Close()
 	var ids []int64
 	for i := range 4 {
-		k, err := st.CreateKey(ctx, social.APIKey{Name: fmt.Sprint(i), Prefix: "p", Digest: [32]byte{byte(i + 1)}}, 10_000_000)
+		k, err := st.CreateKey(ctx, social.APIKey{Name: fmt.Sprint(i), Prefix: "p", Digest: [32]byte{byte(i + 1)}}, 1_000_000_000_000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func fetchWith(t *testing.T, url, key, idem string) (int, string, http.Header) {
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Idempotency-Key", idem)
-	resp, err := client.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,10 @@ func commands() []command {
 		{"backup", "take a consistent copy of a SQLite database, also while it serves", cmdBackup},
 		{"restore", "put a backup back in place of a SQLite database", cmdRestore},
 		{"bench", "measure page latency and memory on a database and print the figures", cmdBench},
+		{"counts", "count the posts a search query matches by minute, hour or day", cmdCounts},
+		{"top", "rank the hashtags, mentions, links, authors… of the posts a query matches", cmdTop},
+		{"export", "write the posts a query matches as CSV, JSON lines, API v1.1 or v2, or ids", cmdExport},
+		{"network", "write the network of who replied to, quoted, reposted and mentioned whom", cmdNetwork},
 	}
 }
 

@@ -46,7 +46,8 @@ type termBar struct{ bar *progressbar.ProgressBar }
 func (b *termBar) Set(n int64) { b.bar.Set64(n) }
 func (b *termBar) Finish()     { b.bar.Finish() }
 
-// lineBar writes "what: n/total unit (rate/s)" at most every 5 seconds.
+// lineBar writes "what: n/total unit (rate/s)" at most every 5 seconds
+// ("what: n unit (rate/s)" when the total is not known: 0).
 type lineBar struct {
 	mu          sync.Mutex
 	w           io.Writer
@@ -63,6 +64,10 @@ func (b *lineBar) Set(n int64) {
 	}
 	b.last = time.Now()
 	el := time.Since(b.start).Seconds()
+	if b.total <= 0 {
+		fmt.Fprintf(b.w, "%s: %d %s (%.0f/s)\n", b.what, n, b.unit, float64(n)/el)
+		return
+	}
 	fmt.Fprintf(b.w, "%s: %d/%d %s (%.0f/s)\n", b.what, n, b.total, b.unit, float64(n)/el)
 }
 

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"roost/export"
+)
+
+// researchDB is a small generated network for the research commands.
+func researchDB(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "r.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "100", "--posts", "2000", "--seed", "3"); code != 0 {
+		t.Fatalf("gen: %s", errOut)
+	}
+	return db
+}
+
+// TestResearchCommands: counts, top and export answer a query given after
+// or between the flags, agree with each other, and write CSV or JSON;
+// bad flags are usage errors.
+func TestResearchCommands(t *testing.T) {
+	db := researchDB(t)
+	code, out, errOut := roost(t, "counts", "--db", db, "the", "--granularity", "day")
+	if code != 0 {
+		t.Fatalf("counts: %d %s", code, errOut)
+	}
+	var c export.Counts
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Meta.TotalTweetCount == 0 || c.Meta.Granularity != "day" {
+		t.Fatalf("counts: %v %s", err, out)
+	}
+	code, out, _ = roost(t, "counts", "--db", db, "--csv", "--", "the", "-filter:replies")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || strings.Join(rows[0], ",") != "start,end,tweet_count" || len(rows) < 2 {
+		t.Fatalf("counts --csv: %d %v %q", code, err, out)
+	}
+
+	code, out, errOut = roost(t, "top", "--db", db, "--field", "authors", "--limit", "3", "the")
+	var top export.Top
+	if code != 0 || json.Unmarshal([]byte(out), &top) != nil || len(top.Values) != 3 || top.Values[0].IDStr == nil {
+		t.Fatalf("top: %d %s %s", code, out, errOut)
+	}
+	code, out, _ = roost(t, "top", "--db", db, "--field", "lang", "--granularity", "day", "--csv", "the")
+	if code != 0 || !strings.HasPrefix(out, "start,end,value,count\n") {
+		t.Fatalf("top --csv: %d %q", code, out)
+	}
+
+	file := filepath.Join(t.TempDir(), "the.csv")
+	code, _, errOut = roost(t, "export", "--db", db, "--out", file, "the")
+	if code != 0 || !strings.Contains(errOut, "exported ") {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err = csv.NewReader(f).ReadAll()
+	if err != nil || int64(len(rows)-1) != c.Meta.TotalTweetCount {
+		t.Fatalf("export: %d rows (%v), counts say %d", len(rows)-1, err, c.Meta.TotalTweetCount)
+	}
+	code, out, _ = roost(t, "export", "--db", db, "--format", "ids", "--limit", "5", "the")
+	if code != 0 || len(strings.Fields(out)) != 5 || out[0:len(rows[1][0])] != rows[1][0] {
+		t.Fatalf("export ids: %d %q", code, out)
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".*partial*"))
+	if len(matches) != 0 {
+		t.Errorf("left behind: %v", matches)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"counts", "--db", db}, "a search query is required"},
+		{[]string{"counts", "--db", db, "--granularity", "week", "x"}, "--granularity must be minute, hour or day"},
+		{[]string{"counts", "--db", db, "(x"}, "query:"},
+		{[]string{"top", "--db", db, "--field", "colour", "x"}, "--field"},
+		{[]string{"export", "--db", db, "--format", "xml", "x"}, "--format must be one of csv, jsonl, ids, v1, v2"},
+		{[]string{"counts", "--db", db, "--granularity", "minute", "the"}, "coarser --granularity"},
+	} {
+		code, _, errOut := roost(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: %d %s, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestNetworkCommand: roost network writes a GEXF file Gephi reads (nodes
+// and weighted edges), or an edge list; bad flags are usage errors.
+func TestNetworkCommand(t *testing.T) {
+	db := researchDB(t)
+	file := filepath.Join(t.TempDir(), "n.gexf")
+	code, _, errOut := roost(t, "network", "--db", db, "--out", file, "--", "include:nativeretweets", "-lang:xx")
+	if code != 0 || !strings.Contains(errOut, "network: ") {
+		t.Fatalf("network: %d %s", code, errOut)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), `<gexf xmlns="http://gexf.net/1.3" version="1.3">`) ||
+		!strings.Contains(string(data), `kind="repost"`) || !strings.Contains(string(data), `kind="mention"`) {
+		t.Fatalf("gexf: %v %.300s", err, data)
+	}
+	code, out, errOut := roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "the")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil || len(rows) < 2 || rows[1][2] != "reply" || strings.Contains(errOut, "note:") {
+		t.Fatalf("network csv: %d %v %q %s", code, err, out, errOut)
+	}
+	if code, _, errOut := roost(t, "network", "--db", db, "--format", "graphml", "the"); code != 0 ||
+		!strings.Contains(errOut, "add include:nativeretweets to the query for repost edges") {
+		t.Fatalf("network with repost edges, without reposts: %d %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"network", "--db", db, "--edges", "likes", "x"}, "--edges must be"},
+		{[]string{"network", "--db", db, "--format", "dot", "x"}, "--format must be one of gexf, graphml, csv"},
+		{[]string{"network", "--db", db, "--min-degree", "-1", "x"}, "must not be negative"},
+	} {
+		code, _, errOut := roost(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: %d %s, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"roost/search"
+	"roost/social"
+)
+
+// browserCtx starts a headless chromium for the test.
+func browserCtx(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.NoFirstRun, chromedp.WindowSize(1280, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// TestSearchPage drives the search page in headless chromium over the
+// generated network: sign in with a key, a query typed and sent with the
+// keyboard, the posts the API returns, a page turn, Top, the chart and the
+// top lists drawn, a CSV downloaded whole, a 422 shown in words for a bad
+// query. Screenshots of the results and of the error go to the test's
+// artifact directory (go test -artifacts keeps them).
+func TestSearchPage(t *testing.T) {
+	e, _ := genEnv(t, engines()[0])
+	ctx := browserCtx(t)
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	key, _ := e.key(t, plenty, 0)
+	downloads := t.TempDir()
+
+	q, err := search.Parse("the", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page1, err := e.store.Search(context.Background(), q, social.Latest, social.PageReq{Limit: pageSize})
+	if err != nil || page1.Next == nil {
+		t.Fatal(err)
+	}
+	page2, err := e.store.Search(context.Background(), q, social.Latest, social.PageReq{Limit: pageSize, After: page1.Next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := e.store.Search(context.Background(), q, social.Top, social.PageReq{Limit: pageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	eval := func(expr string, into any) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](expr))
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(raw, into)
+		})
+	}
+	shown := func(into *[]string) chromedp.Action[chromedp.Void] {
+		return eval(`Array.from(document.querySelectorAll('#posts > .post')).map(p => p.dataset.id)`, into)
+	}
+	poll := func(expr string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second)))
+			return err
+		})
+	}
+	var balance, page, afterSlash, alertText string
+	var p1, p2, pTop []string
+	var bars, tags, users int
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	err = chromedp.Do(ctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: new(true)})
+			return err
+		}),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(css("#key")),
+		chromedp.SendKeys(css("#key"), key+kb.Enter),
+		chromedp.WaitVisible(css("#account")),
+		eval(`document.getElementById('balance').textContent`, &balance),
+		chromedp.SendKeys(css("#q"), "the"+kb.Enter),
+		chromedp.WaitVisible(css("#posts > .post")),
+		shown(&p1),
+		chromedp.WaitVisible(css("#chart svg rect")),
+		chromedp.WaitVisible(css("#top-hashtags li a")),
+		chromedp.WaitVisible(css("#top-authors li a")),
+		eval(`document.querySelectorAll('#chart svg rect').length`, &bars),
+		eval(`document.querySelectorAll('#top-hashtags li').length`, &tags),
+		eval(`document.querySelectorAll('#top-authors li').length`, &users),
+		chromedp.Click(css("#next")),
+		poll(`document.getElementById('page').textContent === 'Page 2' && !document.getElementById('next').disabled`),
+		shown(&p2),
+		eval(`document.getElementById('page').textContent`, &page),
+		chromedp.Click(css(`input[name=order][value=Top]`)),
+		poll(`document.getElementById('page').textContent === 'Page 1' && document.querySelector('#posts > .post').dataset.id === '`+
+			strconv.FormatInt(top.Items[0].ID, 10)+`'`),
+		shown(&pTop),
+		chromedp.WaitVisible(css("#chart svg rect")),
+		chromedp.WaitVisible(css("#top-authors li a")),
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(t.ArtifactDir(), "search-results.png"), shot, 0o644)
+			}
+			return err
+		}),
+		// The keyboard: "/" from anywhere outside a field goes to the query.
+		eval(`document.activeElement.blur(), true`, new(bool)),
+		chromedp.KeyEvent("/"),
+		eval(`document.activeElement.id`, &afterSlash),
+		chromedp.Click(css("#dl-csv")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(balance, "Balance: ") {
+		t.Errorf("balance shows %q", balance)
+	}
+	if !slices.Equal(p1, idStrings(page1.Items)) || !slices.Equal(p2, idStrings(page2.Items)) || !slices.Equal(pTop, idStrings(top.Items)) {
+		t.Errorf("pages shown %v / %v / top %v, want %v / %v / %v", p1, p2, pTop, idStrings(page1.Items), idStrings(page2.Items), idStrings(top.Items))
+	}
+	if bars < 30 || tags == 0 || users == 0 || page != "Page 2" || afterSlash != "q" {
+		t.Errorf("chart bars %d, top hashtags %d, top users %d, page %q, focus after / %q", bars, tags, users, page, afterSlash)
+	}
+
+	var guid string
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			guid = ev.GUID
+			break
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(downloads, guid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	var total int64
+	buckets, _ := e.store.SearchCounts(context.Background(), q, social.Day)
+	for _, b := range buckets {
+		total += b.Count
+	}
+	if err != nil || int64(len(rows)-1) != total || rows[0][0] != "id" {
+		t.Errorf("downloaded CSV: %d rows (%v), want %d posts", len(rows)-1, err, total)
+	}
+
+	err = chromedp.Do(ctx,
+		eval(`document.getElementById('q').value = '', true`, new(bool)),
+		chromedp.SendKeys(css("#q"), "(the"+kb.Enter),
+		chromedp.WaitVisible(css("#alert")),
+		eval(`document.getElementById('alert').textContent`, &alertText),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(alertText, "Invalid query") || !strings.Contains(alertText, "query:") {
+		t.Errorf("bad query shows %q", alertText)
+	}
+	path := filepath.Join(t.ArtifactDir(), "search-error.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s", t.ArtifactDir())
+}
+
+func idStrings(ps []social.Post) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = strconv.FormatInt(p.ID, 10)
+	}
+	return out
+}
+
+// TestSearchPageServed: the page and its files come from the binary at /,
+// /ui and /ui/, with a policy that allows only the page's own origin; no
+// key is needed; other paths stay unknown endpoints.
+func TestSearchPageServed(t *testing.T) {
+	e := newEnv(t, engines()[0], Config{}, nil)
+	for _, c := range []struct{ path, want string }{
+		{"/", "<title>roost search</title>"}, {"/ui", "<title>roost search</title>"},
+		{"/ui/app.js", "async function api(path)"}, {"/ui/app.css", ".posts"},
+	} {
+		w := e.do(call{path: c.path})
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), c.want) ||
+			!strings.Contains(w.Header().Get("Content-Security-Policy"), "connect-src 'self'") {
+			t.Errorf("%s: %d %q", c.path, w.Code, w.Header())
+		}
+	}
+	for _, p := range []string{"/ui/nope.js", "/index.html", "/ui/index.html"} {
+		w := e.do(call{path: p})
+		if p == "/ui/index.html" && w.Code == http.StatusMovedPermanently {
+			continue
+		}
+		if w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), msgUnknownEndpoint) {
+			t.Errorf("%s: %d %s", p, w.Code, w.Body)
+		}
+	}
+}
