@@ -88,7 +88,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		MaxHeaderBytes:    64 << 10,
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stderr, "roost serving %s on %s\n", *db, base)
+	fmt.Fprintf(e.stderr, "roost serving %s on %s (search page: %s/ui)\n", *db, base, base)
 	if demoKey != "" {
 		printDemo(e, base, demoKey, examples)
 	}
