@@ -17,8 +17,8 @@ var uiFiles embed.FS
 const uiPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
 	"form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
 
-// handleUI registers the page at /, /ui and /ui/, and its two files; any
-// other path stays an unknown endpoint.
+// handleUI registers the page at /ui and /ui/, and its two files; any
+// other path (/ too) stays an unknown endpoint.
 func (s *server) handleUI() {
 	sub, err := fs.Sub(uiFiles, "ui")
 	if err != nil {
@@ -35,7 +35,7 @@ func (s *server) handleUI() {
 			http.ServeFileFS(w, r, sub, name)
 		}
 	}
-	for _, p := range []string{"/{$}", "/ui", "/ui/{$}"} {
+	for _, p := range []string{"/ui", "/ui/{$}"} {
 		s.mux.HandleFunc("GET "+p, file("index.html"))
 	}
 	s.mux.HandleFunc("GET /ui/app.js", file("app.js"))

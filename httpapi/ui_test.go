@@ -95,7 +95,7 @@ func TestSearchPage(t *testing.T) {
 				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: new(true)})
 			return err
 		}),
-		chromedp.Navigate(srv.URL+"/"),
+		chromedp.Navigate(srv.URL+"/ui"),
 		chromedp.WaitVisible(css("#key")),
 		chromedp.SendKeys(css("#key"), key+kb.Enter),
 		chromedp.WaitVisible(css("#account")),
@@ -200,13 +200,13 @@ func idStrings(ps []social.Post) []string {
 	return out
 }
 
-// TestSearchPageServed: the page and its files come from the binary at /,
-// /ui and /ui/, with a policy that allows only the page's own origin; no
-// key is needed; other paths stay unknown endpoints.
+// TestSearchPageServed: the page and its files come from the binary at /ui
+// and /ui/, with a policy that allows only the page's own origin; no key is
+// needed; other paths (/ too) stay unknown endpoints.
 func TestSearchPageServed(t *testing.T) {
 	e := newEnv(t, engines()[0], Config{}, nil)
 	for _, c := range []struct{ path, want string }{
-		{"/", "<title>roost search</title>"}, {"/ui", "<title>roost search</title>"},
+		{"/ui", "<title>roost search</title>"},
 		{"/ui/app.js", "async function api(path)"}, {"/ui/app.css", ".posts"},
 	} {
 		w := e.do(call{path: c.path})
@@ -215,7 +215,7 @@ func TestSearchPageServed(t *testing.T) {
 			t.Errorf("%s: %d %q", c.path, w.Code, w.Header())
 		}
 	}
-	for _, p := range []string{"/ui/nope.js", "/index.html", "/ui/index.html"} {
+	for _, p := range []string{"/", "/ui/nope.js", "/index.html", "/ui/index.html"} {
 		w := e.do(call{path: p})
 		if p == "/ui/index.html" && w.Code == http.StatusMovedPermanently {
 			continue

@@ -21,6 +21,19 @@ func researchDB(t *testing.T) string {
 	return db
 }
 
+// TestResearchHelp: each research command documents its flags.
+func TestResearchHelp(t *testing.T) {
+	for cmd, flag := range map[string]string{"counts": "-granularity", "top": "-field", "export": "-format", "network": "-edges"} {
+		code, out, _ := roost(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, flag) || !strings.Contains(out, "QUERY") {
+			t.Errorf("%s --help: %d %q", cmd, code, out)
+		}
+	}
+	if code, out, _ := roost(t, "--help"); code != 0 || !strings.Contains(out, "network") || !strings.Contains(out, "export") {
+		t.Errorf("--help: %q", out)
+	}
+}
+
 // TestResearchCommands: counts, top and export answer a query given after
 // or between the flags, agree with each other, and write CSV or JSON;
 // bad flags are usage errors.

@@ -236,7 +236,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "roost admin API off: set ROOST_ADMIN_TOKEN or --admin-token-file to serve it on --admin-addr")
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stderr, "roost serving %s on %s (API description: %s/docs)\n", c.db, base, base)
+	fmt.Fprintf(e.stderr, "roost serving %s on %s (API description: %s/docs, search page: %s/ui)\n", c.db, base, base, base)
 	if demoKey != "" {
 		printDemo(e, base, demoKey, examples)
 	} else if c.demo {
