@@ -1,4 +1,4 @@
-module roost
+module github.com/roostapi/roost
 
 go 1.26.0
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 // Handler is the admin HTTP API over svc, for its own listener (never

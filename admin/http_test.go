@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"roost/billing"
-	"roost/gen"
-	"roost/httpapi"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 const token = "admin-token-0123456789"

@@ -8,8 +8,8 @@ import (
 	"context"
 	"fmt"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 // Store is what administration needs of a database.

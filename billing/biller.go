@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // DefaultPrice is the price of one returned item: 0.0002 USD.

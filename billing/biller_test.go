@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func TestBillerCharge(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"math/big"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // KeyPrefix starts every API key, so that a secret scanner can find a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func TestNewKey(t *testing.T) {

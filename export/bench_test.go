@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"roost/export"
-	"roost/gen"
-	"roost/httpapi"
-	"roost/postgres"
-	"roost/search"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // BenchmarkResearch times the research readers on SQLite: counts by day

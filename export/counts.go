@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // MaxBuckets is the most periods one counts answer holds.

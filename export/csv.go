@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // CSVColumns are the columns of a CSV export: twarc-csv's tweet columns

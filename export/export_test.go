@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"roost/export"
-	"roost/gen"
-	"roost/httpapi"
-	"roost/importer"
-	"roost/postgres"
-	"roost/search"
-	"roost/social"
-	"roost/sqlite"
-	"roost/storetest"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/importer"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/storetest"
 )
 
 // engines open fresh, empty stores of each engine.

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // FuzzCSVFields: whatever a post's text and its author's name and bio

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strconv"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // Post formats.

@@ -3,7 +3,7 @@ package export
 import (
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // API v1.1 shapes (tweet_mode=extended), as roost's v1 importer reads them

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // API v2 pages as twarc2 writes them (one response a line: data, and

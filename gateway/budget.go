@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"roost/billing"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Limit is one upstream budget: Micros micro-USD in total, or per UTC day

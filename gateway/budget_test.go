@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/postgres"
-	"roost/sqlstore"
-	"roost/storetest"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/storetest"
 )
 
 func TestParseLimit(t *testing.T) {

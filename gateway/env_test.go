@@ -17,13 +17,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"roost/billing"
-	"roost/client"
-	"roost/gen"
-	"roost/httpapi"
-	"roost/social"
-	"roost/sqlite"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // upstream is a roost over a small generated network, behind a handler

@@ -14,11 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 
-	"roost/client"
-	"roost/httpapi"
-	"roost/importer"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/importer"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // DefaultPrice is what upstream is assumed to bill per returned item, in

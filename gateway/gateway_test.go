@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"roost/httpapi"
+	"github.com/roostapi/roost/httpapi"
 )
 
 // TestWalkMatchesUpstream walks timelines, a search and a relation through

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // compose writes the text of an original post (after whatever prefix the

@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 var smallConfig = Config{Seed: 7, Users: 300, Posts: 20000, BatchSize: 2500}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Generate writes a synthetic network through w, in this order: users

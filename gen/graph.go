@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // randMS returns a time in [lo, hi) in ms, or lo when the range is empty.

@@ -1,6 +1,6 @@
 package gen
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 // likeCap is how many like rows a post gets at most: every post gets
 // min(FavoriteCount, likeCap, users-1) of them, from distinct users other

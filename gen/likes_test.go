@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // checkLikes checks that every post of w has min(favorites, likeCap,

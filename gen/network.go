@@ -1,6 +1,6 @@
 package gen
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 // network is one generation run: the users and relations kept in memory
 // (all small beside the posts, which stream through the ring in posts.go).

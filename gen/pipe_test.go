@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // bulkRecorder is a recorder offering a bulk load, as sqlite.Store does.

@@ -3,7 +3,7 @@ package gen
 import (
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // pickTarget chooses a post to reply to, quote or repost: a recent one or

@@ -3,7 +3,7 @@ package gen
 import (
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // usersPerSpace sizes the audio spaces: one per this many users, at least one.

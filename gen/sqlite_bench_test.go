@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // plainWriter hides Store.Bulk.

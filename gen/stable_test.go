@@ -8,7 +8,7 @@ import (
 	"hash"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // legacyRecorder hashes what gen wrote before it made likes, spaces and

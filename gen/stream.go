@@ -6,7 +6,7 @@ import (
 	"math"
 	"unsafe"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Posts stream through a ring of groups. A group becomes one Write once

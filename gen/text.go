@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // maxRunes is the longest text, in code points.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // person is the generator's working state for one user, beside the profile.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // world is the final state of a recorded run: the last copy of each keyed

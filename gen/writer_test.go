@@ -7,7 +7,7 @@ import (
 	"errors"
 	"hash"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // recorder is a social.Writer that hashes a canonical (JSON) encoding of

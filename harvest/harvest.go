@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"roost/client"
-	"roost/social"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/social"
 )
 
 // Kinds are the things a harvest can walk, with what each takes.

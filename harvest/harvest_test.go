@@ -17,14 +17,14 @@ import (
 	"sync"
 	"testing"
 
-	"roost/billing"
-	"roost/client"
-	"roost/gen"
-	"roost/harvest"
-	"roost/httpapi"
-	"roost/importer"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/harvest"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/importer"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // upstream is a roost over a small generated network, served over HTTP.

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"roost/importer"
-	"roost/social"
+	"github.com/roostapi/roost/importer"
+	"github.com/roostapi/roost/social"
 )
 
 // StoreSink writes pages into a roost database through the importer's

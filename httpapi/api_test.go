@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 const plenty = 1_000_000_000 // micro-USD: 1000 USD

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"roost/billing"
+	"github.com/roostapi/roost/billing"
 )
 
 // TestConcurrentBilling: many clients on one key with a small balance

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
-	"roost/billing"
-	"roost/client"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/social"
 )
 
 // TestClientWalks drives every paged endpoint through package client over

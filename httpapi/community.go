@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // serveCommunityPosts is 4.3. On every page requested with a cursor the

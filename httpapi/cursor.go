@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // A cursor is base64url (no padding) of

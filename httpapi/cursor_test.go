@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func TestCursorRoundTrip(t *testing.T) {

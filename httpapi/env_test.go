@@ -15,11 +15,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"roost/billing"
-	"roost/postgres"
-	"roost/social"
-	"roost/sqlite"
-	"roost/storetest"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Fixture ids.

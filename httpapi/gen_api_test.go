@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 // TestGeneratedWalks pages every paged endpoint to its end over the

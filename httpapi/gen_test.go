@@ -16,11 +16,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"roost/gen"
-	"roost/postgres"
-	"roost/social"
-	"roost/sqlite"
-	"roost/storetest"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/storetest"
 )
 
 // The generated network: small, fixed seed, made once per test binary and

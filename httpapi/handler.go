@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 // endpoint runs a route in the order CONTRACT "Money" fixes: 401 → 429 →

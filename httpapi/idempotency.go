@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Idempotent retries (Stripe's convention): a paid response is kept for

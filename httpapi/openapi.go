@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"roost/export"
 	"sort"
 	"strings"
+
+	"github.com/roostapi/roost/export"
 )
 
 // The OpenAPI 3.1 document of the API is generated from the route table

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // TestRateLimitHeaders: every response to a key carries its bucket's

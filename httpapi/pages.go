@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Page envelopes (SPEC 2.5): next_cursor is always present, null on the

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // args are a request's validated parameters.

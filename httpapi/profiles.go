@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // serveUser is GET /user/{user_id} and GET /user/{username}: one profile.

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"time"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // parseQuery parses search text as of now (for relative time operators).

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/export"
-	"roost/social"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/social"
 )
 
 // Research endpoints: counts over time and top values of a search query

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"roost/export"
-	"roost/social"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/social"
 )
 
 // FullPost is roost's own shape of a post (the full shape of SPEC 2.1, as

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/url"
 
-	"roost/network"
+	"github.com/roostapi/roost/network"
 )
 
 // networkArgs are the network endpoint's own parameters.

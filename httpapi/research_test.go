@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"roost/billing"
-	"roost/export"
-	"roost/network"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/network"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // TestSearchCounts: the counts of a query, by day and hour, equal the

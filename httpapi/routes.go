@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Page sizes (CONTRACT "Pages and cursors").

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // slowSearch is a store whose searches run until their context ends.

@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 // DefaultRateLimit is the requests per minute a key may make unless its

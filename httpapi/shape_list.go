@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // The list object (SPEC 2.4) in the network's GraphQL form. Everything is

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // member is the community member object (SPEC 2.3). community_role is

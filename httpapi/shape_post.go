@@ -3,7 +3,7 @@ package httpapi
 import (
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Post shapes (SPEC 2.1). Field order follows the SPEC table. Nested

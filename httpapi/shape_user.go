@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // timeLayout is how every timestamp is written: UTC with microseconds.

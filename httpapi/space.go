@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // spaceBody is GET /space/{space_id}, following the hosted service's

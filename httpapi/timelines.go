@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // serveUserPosts is 4.1 (withReplies false) and 4.2 (true).

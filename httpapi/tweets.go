@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // serveTweet is GET /tweets/{tweet_id} and GET /statuses/show?id=: one

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // userPager is a Reader method that pages users related to one id.

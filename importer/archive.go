@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // A personal data export holds JavaScript files of the form

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/postgres"
-	"roost/social"
-	"roost/storetest"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/storetest"
 )
 
 // BenchmarkImportV1Bulk imports synthetic v1.1 JSONL (see synthV1) into a

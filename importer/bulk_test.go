@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // bulkRecorder is a recorder offering a bulk load, as sqlite.Store does.

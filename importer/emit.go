@@ -3,7 +3,7 @@ package importer
 import (
 	"sync/atomic"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // item is one decoded input record: the values it holds, or why it was

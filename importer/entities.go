@@ -3,8 +3,8 @@ package importer
 import (
 	"strings"
 
-	"roost/social"
-	"roost/textentity"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/textentity"
 )
 
 // Entity categories, for marking which ones a source left without indices.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Facts below were read from the recorded files by hand (jq); each test

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // seeds are small inputs of every format, plus the fixtures.

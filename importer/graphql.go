@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // gqlTweet is a web GraphQL tweet result (Tweet, or its

@@ -59,7 +59,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Options control an import.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // recorder is a social.Writer that keeps the latest copy of everything

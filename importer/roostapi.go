@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // apiPost is a post as SPEC.md §2.1 serves it (compact, full or

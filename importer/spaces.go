@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // gqlAudioSpace is data.audioSpace of an AudioSpaceById response. Times are

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 func openSQLite(t testing.TB) *sqlite.Store {

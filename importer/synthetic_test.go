@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func fixture(name string) string { return filepath.Join("testdata", name) }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // v1Status is an API v1.1 status (tweet_mode=extended). The same shape is

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // v2Page is one API v2 response as twarc2 writes it, one a line.

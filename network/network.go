@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // Kind is a kind of edge.

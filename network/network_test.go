@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/network"
-	"roost/postgres"
-	"roost/search"
-	"roost/social"
-	"roost/sqlite"
-	"roost/storetest"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/network"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/storetest"
 )
 
 var engines = []struct {

@@ -23,9 +23,9 @@ import (
 	"time"
 	"unicode"
 
-	"roost/billing"
-	"roost/httpapi"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/social"
 )
 
 // Config says how much to measure.

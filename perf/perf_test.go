@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"roost/gen"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // smallStore is a generated network in a temporary SQLite file.

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // bulkTables are the tables whose secondary indexes a large load drops and

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // writeOnly hides Store.Bulk from gen.Generate.

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"roost/sqlstore"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // pgDB runs sqlstore's queries on the pool, numbering their placeholders

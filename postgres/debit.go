@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // debitSQL takes the amount only if the balance covers it and the key is

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"roost/billing"
+	"github.com/roostapi/roost/billing"
 )
 
 // Limiter is a rate limiter whose state is in the database, so that every

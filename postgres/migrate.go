@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"roost/migration"
+	"github.com/roostapi/roost/migration"
 )
 
 //go:embed migrations/*.sql

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/migration"
-	"roost/social"
-	"roost/storetest"
+	"github.com/roostapi/roost/migration"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/storetest"
 )
 
 // freshURL is a URL of a new, empty schema of the test database.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
-	"roost/storetest"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/storetest"
 )
 
 // TestReadReplicas: with a hot standby, the data reads go to it while

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // researchMatch compiles a query for the research readers (counts, top

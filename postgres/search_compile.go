@@ -3,13 +3,14 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"strconv"
 	"strings"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // compiler turns a search AST into one SQL condition over alias p. Every

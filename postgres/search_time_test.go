@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/searchtest"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // TestSearchTimeIDs checks since:/until: as id bounds: used while every

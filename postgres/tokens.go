@@ -3,8 +3,8 @@ package postgres
 import (
 	"strings"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // tokens is the token string the full-text index holds for a post's text:

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"roost/gen"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 func noLetters(rune) bool { return false }

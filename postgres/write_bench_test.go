@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/postgres"
-	"roost/social"
-	"roost/storetest"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/storetest"
 )
 
 // writeOnly hides Store.Bulk from gen.Generate: it writes through

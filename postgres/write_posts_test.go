@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // TestPostRowSameAsValues checks that the row copied straight into posts

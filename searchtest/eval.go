@@ -9,8 +9,8 @@ package searchtest
 import (
 	"strings"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // World answers what a post and its author alone do not say.

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // FirstPageIDs runs a parsed query on s in one order and returns the ids of

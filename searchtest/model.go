@@ -4,8 +4,8 @@ import (
 	"context"
 	"sort"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // model is what was written to the store under test, kept with the

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // propertyQueries is how many random queries the property test runs.

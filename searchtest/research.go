@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // researchQueries is how many random queries RunResearch checks.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // Network is the generated network Run writes: small enough for brute force,

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // The vector file: one query per line, tab-separated from the number of

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // runWalkWhileWriting walks a broad query, with cursors and with max_id:,

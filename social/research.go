@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // Researcher answers the research questions of a search query: how many

@@ -3,7 +3,7 @@ package social
 import (
 	"context"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // Reader answers the read side of the API. Every method takes a context.

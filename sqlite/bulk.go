@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Bulk runs load with a writer meant for loading many posts: roost gen and

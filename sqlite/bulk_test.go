@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // schemaOf lists name and DDL of the indexes of posts.

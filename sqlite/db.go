@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"roost/sqlstore"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // sqlDB runs sqlstore's queries through a query function: the read pool's

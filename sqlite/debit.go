@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // debitBatcher commits concurrent debits together: one goroutine takes

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Export streams every stored value to fn in batches (see sqlstore.Batches).

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"roost/migration"
+	"github.com/roostapi/roost/migration"
 )
 
 //go:embed migrations/*.sql

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // researchCap is how many rows of each candidate driver a research query

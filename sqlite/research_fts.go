@@ -6,7 +6,7 @@ import (
 
 	sqlite3 "modernc.org/sqlite"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // Where the full-text index decides a match alone. posts_fts holds each

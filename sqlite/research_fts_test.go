@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // TestFTSFaithfulRanges: every character ftsFaithful accepts in IndexText

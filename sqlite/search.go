@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Search runs a parsed query (see social.Reader): the query is compiled

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // BenchmarkSearchMix runs a mix of 50 realistic queries, in both orders, on

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // compiler turns a search AST into SQL. Every node compiles to an exact

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"roost/search"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Score floors. A match of min_faves:N has engagement of at least N (of

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/searchtest"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // TestSearchScoreFloor checks the score floors of min_* Top pages read by

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // FTS5 expressions that drive a search. posts_fts indexes IndexText tokens

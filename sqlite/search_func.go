@@ -9,7 +9,7 @@ import (
 
 	sqlite3 "modernc.org/sqlite"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // SQL functions of search. They are pure functions of their arguments and

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/search"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Query planning. A search is one SQL statement: a driver enumerates

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/searchtest"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/social"
 )
 
 // TestSearch checks Search against the brute-force reference: the vector

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Top pages are keyed by (score, id) descending. The score grows by one

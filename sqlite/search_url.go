@@ -3,7 +3,7 @@ package sqlite
 import (
 	"strings"
 
-	"roost/search"
+	"github.com/roostapi/roost/search"
 )
 
 // urlDriver drives url:SUB through the trigram index post_urls (migration

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/searchtest"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/social"
 )
 
 // TestSearchURL checks url: through the trigram index: substring and case

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 func openTest(t *testing.T) *Store {

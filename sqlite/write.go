@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 func b2i(b bool) int {

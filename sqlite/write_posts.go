@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"roost/search"
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 const postColumnsWritten = `INSERT INTO posts (id, author_id, created_at, text, source, truncated, lang, reply_to_id,

@@ -1,8 +1,8 @@
 package sqlite
 
 import (
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // relations writes every relation and the lists and communities of a batch.

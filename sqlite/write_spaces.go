@@ -3,8 +3,8 @@ package sqlite
 import (
 	"fmt"
 
-	"roost/social"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // spaces upserts a batch's audio spaces in batch order (a later copy of a

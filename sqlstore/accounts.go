@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // KeyColumns are the columns of an API key that ScanKey reads.

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Rows is a row of a result set, as both engines' drivers give it.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"slices"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Chunk is how many rows one exported batch holds.

@@ -1,8 +1,9 @@
 package sqlstore
 
 import (
-	"roost/social"
 	"strings"
+
+	"github.com/roostapi/roost/social"
 )
 
 // Post flags: facts about a post that search filters test, computed once

@@ -2,9 +2,10 @@ package sqlstore
 
 import (
 	"fmt"
-	"roost/social"
 	"strings"
 	"time"
+
+	"github.com/roostapi/roost/social"
 )
 
 // Micros is the stored form of a time: Unix microseconds, 0 for the zero

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func TestFlags(t *testing.T) {

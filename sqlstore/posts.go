@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // PostColumns are the columns ScanPost reads, qualified by the alias p.

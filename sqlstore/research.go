@@ -13,8 +13,8 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // Match is the set of posts a search query matches, compiled by an engine

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // ScoreFloor is a score below Score of every post created at or after t

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // TestScoreFloor checks that no post with non-negative counts, created at

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // SpaceColumns are the columns of a space that ScanSpace reads.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // UserColumns are the columns ScanUser reads, qualified by the alias u.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func newKey(name string) social.APIKey {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // testAdmin: rate limits, rotation, ledger pages and usage totals, and

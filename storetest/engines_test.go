@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"roost/postgres"
-	"roost/searchtest"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 func TestSQLite(t *testing.T) {

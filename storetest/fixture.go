@@ -3,7 +3,7 @@ package storetest
 import (
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // base is the fixture's clock: post N of the fixture is created N minutes

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // testLikesSpacesBios checks likes, audio spaces and extended bios: each

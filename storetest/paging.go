@@ -3,8 +3,8 @@ package storetest
 import (
 	"testing"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // testPaging walks larger sets by small pages, with ties in the sort

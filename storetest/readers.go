@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 func testReaders(t *testing.T, open Opener) {

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"roost/postgres"
-	"roost/searchtest"
-	"roost/sqlite"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/searchtest"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // TestResearchSQLite and TestResearchPostgres check counts, top values,

@@ -3,8 +3,8 @@ package storetest
 import (
 	"testing"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // searchIDs runs a Latest search of root (native reposts left out) through

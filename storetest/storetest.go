@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Opener opens a fresh, empty store for one test; the caller closes it with

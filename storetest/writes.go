@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 func testWrite(t *testing.T, open Opener) {

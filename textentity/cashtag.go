@@ -1,6 +1,6 @@
 package textentity
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 const (
 	maxCashtagLetters = 6 // [a-z]{1,6}

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // conformancePath is twitter-text's extraction conformance file, shared

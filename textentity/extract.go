@@ -1,6 +1,6 @@
 package textentity
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 // Extract returns the entities of a post's text: user mentions, URLs,
 // hashtags and cashtags ("symbols"), as twitter-text's

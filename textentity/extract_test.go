@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // at returns the code-point index of the first occurrence of sub in text.

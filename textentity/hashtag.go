@@ -1,6 +1,6 @@
 package textentity
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 // Hashtags returns the #hashtags in text, leaving out those inside a URL,
 // as twitter-text's extractHashtagsWithIndices does.

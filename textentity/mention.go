@@ -1,6 +1,6 @@
 package textentity
 
-import "roost/social"
+import "github.com/roostapi/roost/social"
 
 const (
 	maxScreenNameLen = 20 // twitter-text's [a-z0-9_]{1,20}

@@ -3,7 +3,7 @@ package textentity
 import (
 	"strings"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 const (

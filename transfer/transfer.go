@@ -15,7 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"roost/social"
+	"github.com/roostapi/roost/social"
 )
 
 // Source is a store that can be read whole. Both engines' stores are

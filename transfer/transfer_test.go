@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"roost/postgres"
-	"roost/social"
-	"roost/sqlite"
-	"roost/storetest"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/storetest"
 )
 
 type store interface {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"roost/sqlite"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // errUsePgDump answers backup and restore of PostgreSQL.

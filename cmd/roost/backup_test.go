@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // TestBackupUnderLoad: a backup taken while debits commit restores to a

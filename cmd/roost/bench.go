@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"roost/gen"
-	"roost/perf"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/perf"
 )
 
 func cmdBench(ctx context.Context, e *env, args []string) error {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"roost/transfer"
+	"github.com/roostapi/roost/transfer"
 )
 
 func cmdCopy(ctx context.Context, e *env, args []string) error {

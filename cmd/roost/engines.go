@@ -4,9 +4,9 @@ import (
 	"context"
 	"log/slog"
 
-	"roost/billing"
-	"roost/postgres"
-	"roost/social"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
 )
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (social.Store, error) {

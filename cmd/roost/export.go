@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"roost/export"
-	"roost/httpapi"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 func cmdExport(ctx context.Context, e *env, args []string) error {

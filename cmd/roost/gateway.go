@@ -9,13 +9,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"roost/billing"
-	"roost/client"
-	"roost/gateway"
-	"roost/postgres"
-	"roost/social"
-	"roost/sqlite"
-	"roost/sqlstore"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/gateway"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // upstreamKeyEnv names the environment variable of the upstream key.

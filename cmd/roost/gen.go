@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"roost/gen"
-	"roost/social"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/social"
 )
 
 func cmdGen(ctx context.Context, e *env, args []string) error {

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"roost/billing"
-	"roost/client"
-	"roost/harvest"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/harvest"
 )
 
 func cmdHarvest(ctx context.Context, e *env, args []string) error {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"roost/importer"
+	"github.com/roostapi/roost/importer"
 )
 
 func cmdImport(ctx context.Context, e *env, args []string) error {

@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"roost/admin"
-	"roost/billing"
-	"roost/social"
+	"github.com/roostapi/roost/admin"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/social"
 )
 
 const keysUsage = `Usage: roost keys SUBCOMMAND [--db DB] [flags]

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"roost/network"
+	"github.com/roostapi/roost/network"
 )
 
 func cmdNetwork(ctx context.Context, e *env, args []string) error {

@@ -24,10 +24,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"roost/billing"
-	"roost/gen"
-	"roost/postgres"
-	"roost/storetest"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/storetest"
 )
 
 // The roost binary, built once per test binary by roostBinary.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"roost/export"
-	"roost/search"
-	"roost/social"
+	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 )
 
 // queryArgs parses flags and positional arguments in any order: the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"roost/export"
+	"github.com/roostapi/roost/export"
 )
 
 // researchDB is a small generated network for the research commands.

@@ -14,12 +14,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"roost/admin"
-	"roost/billing"
-	"roost/gen"
-	"roost/httpapi"
-	"roost/postgres"
-	"roost/social"
+	"github.com/roostapi/roost/admin"
+	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
 )
 
 // maxSearchTimeout leaves a stopped search time to be answered within the

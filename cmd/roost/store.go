@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // defaultDB is the SQLite file used when --db is not given.

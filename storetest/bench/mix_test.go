@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"roost/gen"
-	"roost/postgres"
-	"roost/search"
-	"roost/social"
-	"roost/sqlite"
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
 )
 
 // The query-mix benchmark runs the same reads on both engines over a
