@@ -41,6 +41,22 @@ func testGeneratedGoldens(t *testing.T, eng engine) {
 		{"highlights", call{path: "/social/user/" + id(ex.UserID) + "/highlights"}},
 		{"search", call{path: "/social/search?query=from:" + ex.Username + "+-filter:replies"}},
 		{"search_top", call{path: "/social/search?query=the+OR+de&type=Top"}},
+		{"user", call{path: "/social/user/" + ex.Username}},
+		{"users_by_ids", call{method: http.MethodPost, path: "/social/users-by-ids",
+			body: fmt.Sprintf(`{"ids":["%d",%d]}`, ex.UserID, ex.ListsUserID)}},
+		{"extended_bio", call{path: "/social/user/" + ex.ExtendedBioUsername + "/extended-bio"}},
+		{"followers", call{path: "/social/user/" + id(ex.UserID) + "/followers"}},
+		{"tweet", call{path: "/social/tweets/" + id(ex.PostID)}},
+		{"tweet_comments", call{path: "/social/tweets/" + id(ex.PostID) + "/comments"}},
+		{"tweet_quotes", call{path: "/social/tweets/" + id(ex.PostID) + "/quotes"}},
+		{"list", call{path: "/social/list/" + id(ex.ListID)}},
+		{"space", call{path: "/social/space/" + ex.SpaceID}},
+		{"commented_by", call{path: "/social/tweets/" + id(ex.PostID) + "/commented_by/" + id(ex.UserID)}},
+		{"retweeted_by_user", call{path: "/social/tweets/" + id(ex.PostID) + "/retweeted_by/" + id(ex.UserID)}},
+		{"following_user", call{path: "/social/user/" + id(ex.UserID) + "/following/" + id(ex.ListsUserID)}},
+		{"search_users", call{path: "/social/search-users?query=" + ex.Username[:3]}},
+		{"user_likes", call{path: "/social/user/" + id(ex.UserID) + "/likes"}},
+		{"liking_users", call{path: "/social/tweets/" + id(ex.PostID) + "/liking_users"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.call.key = key
