@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -62,10 +63,13 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	if *key == "" {
 		return usageError("no API key: pass --key or set ROOST_API_KEY")
 	}
-	opts := []client.Option{client.WithPrefix(*prefix)}
+	// The client counts what the pages cost at --price; without --max-cost
+	// the budget is only that count.
+	limit := int64(math.MaxInt64 / 2)
 	if maxCost.set {
-		opts = append(opts, client.WithBudget(maxCost.micros, price.micros))
+		limit = maxCost.micros
 	}
+	opts := []client.Option{client.WithPrefix(*prefix), client.WithBudget(limit, price.micros)}
 	c, err := client.New(*base, *key, opts...)
 	if err != nil {
 		return usageError("%v", err)
