@@ -311,6 +311,9 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	if rt.paged {
 		add("cursor", "query", false, &schema{Type: "string"})
 	}
+	for _, p := range researchParameters()[rt.name] {
+		add(p.name, "query", p.required, p.schema)
+	}
 	if rt.body != bodyNone {
 		field, item := "ids", &schema{AnyOf: []*schema{{Type: "integer", Format: "int64"}, {Type: "string", Pattern: "^[0-9]+$"}}}
 		if rt.body == bodyUsernames {
