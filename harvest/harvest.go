@@ -20,28 +20,31 @@ import (
 )
 
 // Kinds are the things a harvest can walk, with what each takes.
-var Kinds = map[string]string{
-	"search":             "QUERY",
-	"timeline":           "USER_ID",
-	"replies":            "USER_ID",
-	"thread":             "POST_ID",
-	"followers":          "USER_ID",
-	"following":          "USER_ID",
-	"verified-followers": "USER_ID",
-	"list-members":       "LIST_ID",
-	"list-posts":         "LIST_ID",
-	"community-posts":    "COMMUNITY_ID",
-	"community-members":  "COMMUNITY_ID",
-	"mentions":           "USERNAME",
-	"reposters":          "POST_ID",
-	"posts-by-ids":       "FILE",
-	"users-by-ids":       "FILE",
+func Kinds() map[string]string {
+	return map[string]string{
+		"search":             "QUERY",
+		"timeline":           "USER_ID",
+		"replies":            "USER_ID",
+		"thread":             "POST_ID",
+		"followers":          "USER_ID",
+		"following":          "USER_ID",
+		"verified-followers": "USER_ID",
+		"list-members":       "LIST_ID",
+		"list-posts":         "LIST_ID",
+		"community-posts":    "COMMUNITY_ID",
+		"community-members":  "COMMUNITY_ID",
+		"mentions":           "USERNAME",
+		"reposters":          "POST_ID",
+		"posts-by-ids":       "FILE",
+		"users-by-ids":       "FILE",
+	}
 }
 
 // KindNames are the kinds, sorted.
 func KindNames() []string {
-	out := make([]string, 0, len(Kinds))
-	for k := range Kinds {
+	kinds := Kinds()
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
 		out = append(out, k)
 	}
 	slices.Sort(out)
@@ -127,7 +130,7 @@ type Checkpoint struct {
 // (Stats.Stopped says so) or at the first error.
 func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
 	progress func(Stats), missing func(id int64)) (Stats, error) {
-	if _, ok := Kinds[job.Kind]; !ok {
+	if _, ok := Kinds()[job.Kind]; !ok {
 		return cp.Stats, fmt.Errorf("harvest: unknown kind %q", job.Kind)
 	}
 	if cp.Start.IsZero() {
@@ -259,7 +262,7 @@ func (s *step) id() (int64, error) {
 	}
 	id, err := strconv.ParseInt(strings.TrimSpace(s.job.Arg), 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("harvest: %s takes %s, not %q", s.job.Kind, Kinds[s.job.Kind], s.job.Arg)
+		return 0, fmt.Errorf("harvest: %s takes %s, not %q", s.job.Kind, Kinds()[s.job.Kind], s.job.Arg)
 	}
 	return id, nil
 }

@@ -88,7 +88,8 @@ func (p *Pager[T]) Add(item T, k social.Key) bool {
 // Page is what was collected.
 func (p *Pager[T]) Page() social.Page[T] { return p.page }
 
-// errPageFull stops a query once its page is complete.
+// errPageFull stops a query once its caller has every row it needs (a
+// complete page, or the one row of a lookup).
 var errPageFull = errors.New("page full")
 
 // page runs a keyset query whose rows end with the key columns (sort, id)

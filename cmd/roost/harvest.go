@@ -134,7 +134,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 func kindsUsage() string {
 	var parts []string
 	for _, k := range harvest.KindNames() {
-		parts = append(parts, k+" "+harvest.Kinds[k])
+		parts = append(parts, k+" "+harvest.Kinds()[k])
 	}
 	return strings.Join(parts, "\n  ")
 }
@@ -142,7 +142,8 @@ func kindsUsage() string {
 // harvestJob checks WHAT ARG and reads the id file of the by-ids kinds.
 func harvestJob(what, arg, order string, maxItems int) (harvest.Job, error) {
 	job := harvest.Job{Kind: what, Arg: arg, MaxItems: maxItems}
-	if _, ok := harvest.Kinds[what]; !ok {
+	takes, ok := harvest.Kinds()[what]
+	if !ok {
 		return job, usageError("unknown WHAT %q (one of %s)", what, strings.Join(harvest.KindNames(), ", "))
 	}
 	switch {
@@ -153,7 +154,7 @@ func harvestJob(what, arg, order string, maxItems int) (harvest.Job, error) {
 	default:
 		return job, usageError("--type must be Latest or Top")
 	}
-	switch harvest.Kinds[what] {
+	switch takes {
 	case "FILE":
 		ids, err := readIDs(arg)
 		if err != nil {
@@ -162,11 +163,11 @@ func harvestJob(what, arg, order string, maxItems int) (harvest.Job, error) {
 		job.IDs = ids
 	case "QUERY", "USERNAME":
 		if strings.TrimSpace(arg) == "" {
-			return job, usageError("%s needs a %s", what, harvest.Kinds[what])
+			return job, usageError("%s needs a %s", what, takes)
 		}
 	default:
 		if id, err := strconv.ParseInt(arg, 10, 64); err != nil || id < 1 {
-			return job, usageError("%s takes a decimal %s, not %q", what, harvest.Kinds[what], arg)
+			return job, usageError("%s takes a decimal %s, not %q", what, takes, arg)
 		}
 	}
 	return job, nil
