@@ -25,15 +25,17 @@ func Handler(svc *Service, token string, log *slog.Logger) http.Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &handler{svc: svc, digest: sha256.Sum256([]byte(token)), log: log, mux: http.NewServeMux()}
-	h.mux.HandleFunc("GET /admin/keys", h.list)
-	h.mux.HandleFunc("POST /admin/keys", h.create)
-	h.mux.HandleFunc("GET /admin/keys/{id}", h.get)
-	h.mux.HandleFunc("POST /admin/keys/{id}/topup", h.topUp)
-	h.mux.HandleFunc("PUT /admin/keys/{id}/rate-limit", h.rateLimit)
-	h.mux.HandleFunc("POST /admin/keys/{id}/revoke", h.revoke)
-	h.mux.HandleFunc("POST /admin/keys/{id}/rotate", h.rotate)
-	h.mux.HandleFunc("GET /admin/keys/{id}/ledger", h.ledger)
-	h.mux.HandleFunc("GET /admin/usage", h.usage)
+	for _, rt := range routes() {
+		h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) { rt.handle(h, w, r) })
+	}
+	doc, err := json.Marshal(Document())
+	if err != nil { // the document's types are fixed: only a broken build fails here
+		panic("admin: encode the OpenAPI document: " + err.Error())
+	}
+	h.mux.HandleFunc("GET "+documentPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write(append(doc, '\n')) //nolint:errcheck // the client went away
+	})
 	return h
 }
 
@@ -118,9 +120,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	out := struct {
-		Keys []account `json:"keys"`
-	}{Keys: make([]account, 0, len(keys))}
+	out := keysBody{Keys: make([]account, 0, len(keys))}
 	for _, k := range keys {
 		out.Keys = append(out.Keys, accountOf(k))
 	}
@@ -128,11 +128,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) create(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Name       string    `json:"name"`
-		CreditsUSD usdAmount `json:"credits_usd"`
-		RateLimit  int       `json:"rate_limit"`
-	}
+	var in createRequest
 	if !h.decode(w, r, &in) {
 		return
 	}
@@ -149,18 +145,14 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) topUp(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		CreditsUSD usdAmount `json:"credits_usd"`
-	}
+	var in topUpRequest
 	if h.decode(w, r, &in) {
 		h.withID(w, r, func(id int64) (social.APIKey, error) { return h.svc.TopUp(r.Context(), id, int64(in.CreditsUSD)) })
 	}
 }
 
 func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		RateLimit *int `json:"rate_limit"`
-	}
+	var in rateLimitRequest
 	if !h.decode(w, r, &in) {
 		return
 	}
@@ -229,10 +221,7 @@ func (h *handler) ledger(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	out := struct {
-		Entries    []entry `json:"entries"`
-		NextCursor *string `json:"next_cursor"`
-	}{Entries: make([]entry, 0, len(page.Items))}
+	out := ledgerPage{Entries: make([]entry, 0, len(page.Items))}
 	for _, l := range page.Items {
 		out.Entries = append(out.Entries, entry{ID: l.ID, Kind: l.Kind, RequestID: l.RequestID, Endpoint: l.Endpoint,
 			Items: l.Items, AmountUSD: usd(l.Amount), BalanceAfterUSD: usd(l.BalanceAfter), CreatedAt: l.CreatedAt})
@@ -273,9 +262,7 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	out := struct {
-		Usage []usageRow `json:"usage"`
-	}{Usage: make([]usageRow, 0, len(rows))}
+	out := usageBody{Usage: make([]usageRow, 0, len(rows))}
 	for _, u := range rows {
 		out.Usage = append(out.Usage, usageRow{KeyID: u.KeyID, Endpoint: u.Endpoint, Day: u.Day.Format(time.DateOnly),
 			Requests: u.Requests, Items: u.Items, AmountUSD: usd(u.Amount)})
@@ -385,8 +372,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, struct {
-		Status  string `json:"status"`
-		Message string `json:"message"`
-	}{"error", msg})
+	writeJSON(w, status, errorBody{"error", msg})
 }

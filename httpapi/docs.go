@@ -114,7 +114,7 @@ func fieldsOf(s *schema) []struct {
 	if s == nil {
 		return out
 	}
-	order := s.order
+	order := s.Order
 	if len(order) == 0 {
 		order = sortedKeys(s.Properties)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/openapi"
 )
 
 // The OpenAPI 3.1 document of the API is generated from the route table
@@ -18,72 +19,22 @@ import (
 // type fails the tests, and the end-to-end tests check every response
 // they receive against the document.
 
-// document is an OpenAPI 3.1 document.
-type document struct {
-	OpenAPI    string                           `json:"openapi"`
-	Info       info                             `json:"info"`
-	Paths      map[string]map[string]*operation `json:"paths"`
-	Components components                       `json:"components"`
-}
+// The document's parts, named as this package has always used them.
+type (
+	document       = openapi.Document
+	info           = openapi.Info
+	components     = openapi.Components
+	securityScheme = openapi.SecurityScheme
+	operation      = openapi.Operation
+	parameter      = openapi.Parameter
+	requestBody    = openapi.RequestBody
+	mediaType      = openapi.MediaType
+	response       = openapi.Response
+	header         = openapi.Header
+	schema         = openapi.Schema
+)
 
-type info struct {
-	Title       string `json:"title"`
-	Version     string `json:"version"`
-	Description string `json:"description"`
-}
-
-type components struct {
-	Schemas         map[string]*schema        `json:"schemas"`
-	Responses       map[string]*response      `json:"responses"`
-	Headers         map[string]header         `json:"headers"`
-	SecuritySchemes map[string]securityScheme `json:"securitySchemes"`
-}
-
-type securityScheme struct {
-	Type   string `json:"type"`
-	Scheme string `json:"scheme"`
-}
-
-type operation struct {
-	OperationID string                `json:"operationId"`
-	Summary     string                `json:"summary"`
-	Description string                `json:"description,omitempty"`
-	Tags        []string              `json:"tags"`
-	Security    []map[string][]string `json:"security"`
-	Parameters  []parameter           `json:"parameters,omitempty"`
-	RequestBody *requestBody          `json:"requestBody,omitempty"`
-	Responses   map[string]*response  `json:"responses"`
-}
-
-type parameter struct {
-	Name        string  `json:"name"`
-	In          string  `json:"in"`
-	Required    bool    `json:"required"`
-	Description string  `json:"description"`
-	Schema      *schema `json:"schema"`
-}
-
-type requestBody struct {
-	Required bool                 `json:"required"`
-	Content  map[string]mediaType `json:"content"`
-}
-
-type mediaType struct {
-	Schema *schema `json:"schema"`
-}
-
-type response struct {
-	Ref         string               `json:"$ref,omitempty"`
-	Description string               `json:"description,omitempty"`
-	Headers     map[string]header    `json:"headers,omitempty"`
-	Content     map[string]mediaType `json:"content,omitempty"`
-}
-
-type header struct {
-	Ref         string  `json:"$ref,omitempty"`
-	Description string  `json:"description,omitempty"`
-	Schema      *schema `json:"schema,omitempty"`
-}
+func intp(n int) *int { return openapi.Int(n) }
 
 // responseTypes are the Go types each route answers 200 with, by route
 // name.
@@ -213,9 +164,9 @@ func headerRefs() map[string]header {
 
 // buildDocument makes the document of routes.
 func buildDocument(routes []*route, version string) *document {
-	sc := newSchemas()
+	sc := openapi.NewSchemas()
 	types, docs := responseTypes(), paramDocs()
-	sc.of(reflect.TypeFor[errorBody]())
+	sc.Of(reflect.TypeFor[errorBody]())
 	doc := &document{
 		OpenAPI: "3.1.0",
 		Info: info{Title: "roost social-data API", Version: version, Description: "Posts, profiles, lists, " +
@@ -224,13 +175,13 @@ func buildDocument(routes []*route, version string) *document {
 			"`Authorization: Bearer roost_…`. A repeated request with the same Idempotency-Key header within " +
 			"24 hours gets the same page again without a second charge."},
 		Paths: map[string]map[string]*operation{},
-		Components: components{Schemas: sc.components, Responses: map[string]*response{}, Headers: rateHeaders(),
+		Components: components{Schemas: sc.Components(), Responses: map[string]*response{}, Headers: rateHeaders(),
 			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
 	}
 	for _, rt := range routes {
 		ok := &schema{} // TestOpenAPIDocument fails for a route without a response type
 		if t, found := types[rt.name]; found {
-			ok = sc.of(t)
+			ok = sc.Of(t)
 		}
 		for _, p := range rt.patterns() {
 			method, path, _ := strings.Cut(p, " ")
@@ -320,7 +271,7 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 			field, item = "usernames", &schema{Type: "string"}
 		}
 		op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{"application/json": {Schema: &schema{
-			Type: "object", Required: []string{field}, order: []string{field},
+			Type: "object", Required: []string{field}, Order: []string{field},
 			Properties: map[string]*schema{field: {Type: "array", Items: item, MinItems: intp(1), MaxItems: intp(maxBatch)}}}}}}
 		for _, status := range []string{"400", "413", "415"} {
 			op.Responses[status] = errorResponse(status)
@@ -335,7 +286,7 @@ func probes() map[string]*operation {
 		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"},
 			Security: []map[string][]string{}, Responses: map[string]*response{
 				"200": {Description: "ok", Content: map[string]mediaType{"application/json": {Schema: &schema{
-					Type: "object", Required: []string{"status"}, order: []string{"status"},
+					Type: "object", Required: []string{"status"}, Order: []string{"status"},
 					Properties: map[string]*schema{"status": {Type: "string", Enum: []string{status}}}}}}},
 				"503": errorResponse("503"),
 			}}

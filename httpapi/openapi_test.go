@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/roostapi/roost/openapi/openapitest"
 )
 
 // openAPIValidator builds a validator of the document a handler serves,
@@ -37,23 +37,9 @@ func validatorOf() (validator.Validator, *document, error) {
 	if err := json.Unmarshal(spec, &doc); err != nil {
 		return nil, nil, err
 	}
-	d, err := libopenapi.NewDocument(spec)
+	v, err := openapitest.NewValidator(spec)
 	if err != nil {
-		return nil, nil, fmt.Errorf("libopenapi: %w", err)
-	}
-	v, errs := validator.NewValidator(d)
-	if len(errs) > 0 {
-		return nil, nil, fmt.Errorf("validator: %v", errs)
-	}
-	if ok, verrs := v.ValidateDocument(); !ok {
-		var msgs []string
-		for _, e := range verrs {
-			msgs = append(msgs, e.Message+": "+e.Reason)
-			for _, f := range e.SchemaValidationErrors {
-				msgs = append(msgs, "  "+f.FieldPath+" "+f.KeywordLocation+": "+f.Reason)
-			}
-		}
-		return nil, nil, fmt.Errorf("the document is not valid OpenAPI:\n%s", strings.Join(msgs, "\n"))
+		return nil, nil, err
 	}
 	return v, &doc, nil
 }
@@ -166,20 +152,7 @@ func checkRecorded() []string {
 
 // mismatches are what the validator finds wrong with one exchange.
 func mismatches(v validator.Validator, x exchange) []string {
-	resp := &http.Response{StatusCode: x.code, Header: x.head, Body: io.NopCloser(bytes.NewReader(x.body)), Request: x.req}
-	ok, errs := v.ValidateHttpResponse(x.req, resp)
-	if ok {
-		return nil
-	}
-	var out []string
-	for _, e := range errs {
-		detail := e.Reason
-		for _, s := range e.SchemaValidationErrors {
-			detail += "; " + s.FieldPath + ": " + s.Reason
-		}
-		out = append(out, fmt.Sprintf("%s %s → %d: %s: %s\n%.300s", x.req.Method, x.req.URL, x.code, e.Message, detail, x.body))
-	}
-	return out
+	return openapitest.Mismatches(v, x.req, x.code, x.head, x.body)
 }
 
 // TestResponseCheckCatches: the check of recorded responses finds a body

@@ -1,15 +1,16 @@
-package httpapi
+package openapi
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"time"
 	"unicode"
 )
 
-// schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it), as much of
+// Schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it), as much of
 // it as roost's documents need.
-type schema struct {
+type Schema struct {
 	Ref                  string             `json:"$ref,omitempty"`
 	Type                 any                `json:"type,omitempty"` // a name, or names with "null"
 	Format               string             `json:"format,omitempty"`
@@ -20,92 +21,113 @@ type schema struct {
 	MaxLength            *int               `json:"maxLength,omitempty"`
 	Minimum              *int               `json:"minimum,omitempty"`
 	Maximum              *int               `json:"maximum,omitempty"`
-	Properties           map[string]*schema `json:"properties,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
-	AdditionalProperties *schema            `json:"additionalProperties,omitempty"`
-	Items                *schema            `json:"items,omitempty"`
+	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
 	MinItems             *int               `json:"minItems,omitempty"`
 	MaxItems             *int               `json:"maxItems,omitempty"`
-	AnyOf                []*schema          `json:"anyOf,omitempty"`
-	// order is the order of Properties as the Go type declares them, for
-	// the docs page (JSON objects keep no order).
-	order []string
+	AnyOf                []*Schema          `json:"anyOf,omitempty"`
+	// Order is the order of Properties as the Go type declares them, for
+	// a docs page (JSON objects keep no order).
+	Order []string `json:"-"`
 }
 
-func intp(n int) *int { return &n }
+// Int points at n, for the bounds of a Schema.
+func Int(n int) *int { return &n }
 
-// schemas turns Go types into JSON Schemas the way encoding/json writes
+// Schemas turns Go types into JSON Schemas the way encoding/json writes
 // them: named struct types become components (referenced by $ref, so
 // that recursive shapes such as a post's quoted post terminate), fields
 // follow their json tags, embedded structs are flattened, pointers may be
 // null, omitempty fields are optional and the others required.
-type schemas struct {
-	components map[string]*schema
+type Schemas struct {
+	components map[string]*Schema
 	names      map[reflect.Type]string
 }
 
-func newSchemas() *schemas {
-	return &schemas{components: map[string]*schema{}, names: map[reflect.Type]string{}}
+// NewSchemas starts a set of components.
+func NewSchemas() *Schemas {
+	return &Schemas{components: map[string]*Schema{}, names: map[reflect.Type]string{}}
 }
+
+// Components are the named schemas made so far, by component name.
+func (s *Schemas) Components() map[string]*Schema { return s.components }
 
 var jsonNumber = reflect.TypeFor[json.Number]()
 
-// of is the schema of values of type t.
-func (s *schemas) of(t reflect.Type) *schema {
+// Describer is a type whose JSON is not what its Go kind suggests (a
+// custom UnmarshalJSON, say): it gives its own schema.
+type Describer interface {
+	OpenAPISchema() *Schema
+}
+
+var (
+	describer = reflect.TypeFor[Describer]()
+	timeType  = reflect.TypeFor[time.Time]()
+)
+
+// Of is the schema of values of type t; it panics for a type JSON cannot
+// hold (a channel, a function).
+func (s *Schemas) Of(t reflect.Type) *Schema {
 	switch {
+	case t.Implements(describer):
+		return reflect.Zero(t).Interface().(Describer).OpenAPISchema()
+	case t == timeType: // encoding/json writes RFC 3339
+		return &Schema{Type: "string", Format: "date-time"}
 	case t == jsonNumber:
-		return &schema{Type: "number"}
+		return &Schema{Type: "number"}
 	case t.Kind() == reflect.Pointer:
-		inner := s.of(t.Elem())
+		inner := s.Of(t.Elem())
 		if inner.Ref != "" {
-			return &schema{AnyOf: []*schema{inner, {Type: "null"}}}
+			return &Schema{AnyOf: []*Schema{inner, {Type: "null"}}}
 		}
 		inner.Type = []string{inner.Type.(string), "null"}
 		return inner
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return &schema{Type: "boolean"}
+		return &Schema{Type: "boolean"}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
-		return &schema{Type: "integer", Format: "int32"}
+		return &Schema{Type: "integer", Format: "int32"}
 	case reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return &schema{Type: "integer", Format: "int64"}
+		return &Schema{Type: "integer", Format: "int64"}
 	case reflect.Float32, reflect.Float64:
-		return &schema{Type: "number"}
+		return &Schema{Type: "number"}
 	case reflect.String:
-		return &schema{Type: "string"}
+		return &Schema{Type: "string"}
 	case reflect.Slice, reflect.Array:
-		return &schema{Type: "array", Items: s.of(t.Elem())}
+		return &Schema{Type: "array", Items: s.Of(t.Elem())}
 	case reflect.Map:
-		return &schema{Type: "object", AdditionalProperties: s.of(t.Elem())}
+		return &Schema{Type: "object", AdditionalProperties: s.Of(t.Elem())}
 	case reflect.Interface:
-		return &schema{} // any JSON value
+		return &Schema{} // any JSON value
 	case reflect.Struct:
 		if t.Name() == "" { // an anonymous struct: inline
-			obj := &schema{Type: "object", Properties: map[string]*schema{}}
+			obj := &Schema{Type: "object", Properties: map[string]*Schema{}}
 			s.fields(t, obj)
 			return obj
 		}
 		return s.ref(t)
 	}
-	panic("httpapi: no JSON schema for " + t.String())
+	panic("openapi: no JSON schema for " + t.String())
 }
 
 // ref is a $ref to the component of a struct type, made on first use.
-func (s *schemas) ref(t reflect.Type) *schema {
+func (s *Schemas) ref(t reflect.Type) *Schema {
 	name, ok := s.names[t]
 	if !ok {
 		name = componentName(t)
 		s.names[t] = name
-		obj := &schema{Type: "object", Properties: map[string]*schema{}}
+		obj := &Schema{Type: "object", Properties: map[string]*Schema{}}
 		s.components[name] = obj // before the fields: they may refer back
 		s.fields(t, obj)
 	}
-	return &schema{Ref: "#/components/schemas/" + name}
+	return &Schema{Ref: "#/components/schemas/" + name}
 }
 
 // fields adds the JSON fields of struct type t to obj.
-func (s *schemas) fields(t reflect.Type, obj *schema) {
+func (s *Schemas) fields(t reflect.Type, obj *Schema) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -123,8 +145,8 @@ func (s *schemas) fields(t reflect.Type, obj *schema) {
 		if name == "" {
 			name = f.Name
 		}
-		obj.Properties[name] = s.of(f.Type)
-		obj.order = append(obj.order, name)
+		obj.Properties[name] = s.Of(f.Type)
+		obj.Order = append(obj.Order, name)
 		if !strings.Contains(opts, "omitempty") {
 			obj.Required = append(obj.Required, name)
 		}
