@@ -268,7 +268,9 @@ func (b *budget) reserve(n int) (int64, error) {
 	return cost, nil
 }
 
-// settle turns a reservation into the cost of the items a request returned.
+// settle turns a reservation into the cost of the items a request
+// returned: what the server charged, even past the reservation (a server
+// that sends more than a page's size is not undercounted).
 func (b *budget) settle(reserved int64, items int) {
 	if b == nil {
 		return
@@ -276,7 +278,7 @@ func (b *budget) settle(reserved int64, items int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reserved -= reserved
-	b.spent += min(int64(items)*b.price, reserved)
+	b.spent += int64(items) * b.price
 }
 
 func (b *budget) spentNow() int64 {

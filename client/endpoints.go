@@ -64,16 +64,32 @@ func (c *Client) UserTweetsAndRepliesAll(ctx context.Context, userID int64) iter
 	})
 }
 
-// CommunityTweets is one page of a community's posts in order.
+// CommunityTweets is one page of a community's posts in order. Every page
+// asked for with a cursor starts with the community's pinned post, if it
+// has one, as the hosted API serves it (and bills it): one item more than
+// other pages.
 func (c *Client) CommunityTweets(ctx context.Context, communityID int64, order Order, cursor string) (Page[Tweet], error) {
-	return page[Tweet](ctx, c, "/community/"+id(communityID)+"/tweets", orderQuery(order), "tweets", pageSize, cursor)
+	return page[Tweet](ctx, c, "/community/"+id(communityID)+"/tweets", orderQuery(order), "tweets", pageSize+1, cursor)
 }
 
-// CommunityTweetsAll iterates over a community's posts in order.
+// CommunityTweetsAll iterates over a community's posts in order, each
+// once: the pinned post the server repeats on later pages is yielded only
+// where it first came.
 func (c *Client) CommunityTweetsAll(ctx context.Context, communityID int64, order Order) iter.Seq2[Tweet, error] {
-	return walk(ctx, func(ctx context.Context, cur string) (Page[Tweet], error) {
-		return c.CommunityTweets(ctx, communityID, order, cur)
-	})
+	return func(yield func(Tweet, error) bool) {
+		seen := map[string]bool{}
+		for t, err := range walk(ctx, func(ctx context.Context, cur string) (Page[Tweet], error) {
+			return c.CommunityTweets(ctx, communityID, order, cur)
+		}) {
+			if err == nil && seen[t.IDStr] {
+				continue
+			}
+			seen[t.IDStr] = true
+			if !yield(t, err) {
+				return
+			}
+		}
+	}
 }
 
 func orderQuery(o Order) url.Values {
