@@ -44,6 +44,7 @@ type Rig struct {
 	keyID   int64
 	users   []sample
 	words   []string
+	replies []int64 // posts that answer another: their threads have more than one post
 }
 
 // sample is an author found in the data.
@@ -91,8 +92,10 @@ func (r *Rig) Get(path string) (int, []byte) {
 type page struct {
 	NextCursor *string `json:"next_cursor"`
 	Tweets     []struct {
-		FullText string `json:"full_text"`
-		User     struct {
+		IDStr     string  `json:"id_str"`
+		InReplyTo *string `json:"in_reply_to_status_id_str"`
+		FullText  string  `json:"full_text"`
+		User      struct {
 			IDStr      string `json:"id_str"`
 			ScreenName string `json:"screen_name"`
 			Protected  bool   `json:"protected"`
@@ -115,6 +118,11 @@ func (r *Rig) sample() error {
 				return fmt.Errorf("perf: sample search: %w", err)
 			}
 			for _, t := range p.Tweets {
+				if t.InReplyTo != nil {
+					if id, err := strconv.ParseInt(t.IDStr, 10, 64); err == nil {
+						r.replies = append(r.replies, id)
+					}
+				}
 				id, err := strconv.ParseInt(t.User.IDStr, 10, 64)
 				if err == nil && !t.User.Protected && !seenUser[id] {
 					seenUser[id] = true
