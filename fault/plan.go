@@ -33,8 +33,8 @@ const (
 	DefaultRetryAfter = 1
 	// MaxCursorPages bounds latest_cursor_pages.
 	MaxCursorPages = 1_000_000
-	// maxText bounds the text of a plan.
-	maxText = 256
+	// MaxText bounds the text of a plan.
+	MaxText = 256
 )
 
 // Plan is what a key's requests get. The zero Plan injects nothing.
@@ -85,8 +85,8 @@ func Parse(text string) (Plan, error) {
 	if text == "" || strings.EqualFold(text, None) {
 		return p, nil
 	}
-	if len(text) > maxText {
-		return p, &Error{Problem: fmt.Sprintf("is longer than %d characters", maxText)}
+	if len(text) > MaxText {
+		return p, &Error{Problem: fmt.Sprintf("is longer than %d characters", MaxText)}
 	}
 	seen := map[string]bool{}
 	delayShare := -1

@@ -297,7 +297,7 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 	if err != nil || counts["api_keys"] > 0 {
 		return "", err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
 	return key, err
 }
 
@@ -317,7 +317,7 @@ func fillDemo(ctx context.Context, e *env, s social.Store) (string, *gen.Example
 	if err != nil {
 		return "", nil, err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
 	if err != nil {
 		return "", nil, err
 	}
