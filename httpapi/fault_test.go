@@ -113,17 +113,7 @@ func testFaultRates(t *testing.T, eng engine) {
 // debit each, and the balance down by their price only.
 func free(t *testing.T, e *env, keyID int64, ok int) {
 	t.Helper()
-	ledger, err := e.store.Ledger(context.Background(), keyID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	debits := 0
-	for _, l := range ledger {
-		if l.Kind == social.LedgerDebit {
-			debits++
-		}
-	}
-	if debits != ok {
+	if debits := e.debits(t, keyID); debits != ok {
 		t.Errorf("key %d: %d debits for %d answers of 200", keyID, debits, ok)
 	}
 	if b := e.balance(t, keyID); b != plenty-int64(ok)*billing.DefaultPrice {
@@ -285,13 +275,7 @@ func testFaultLatestCursorPages(t *testing.T, eng engine) {
 	defer srv.Close()
 	ctx := context.Background()
 	const query = "from:alice"
-	q, err := parseQuery(query, testNow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := storePosts(t, 20, func(p social.PageReq) (social.Page[social.Post], error) {
-		return e.store.Search(ctx, q, social.Latest, p)
-	})
+	want := latestMatches(t, e, query)
 	if len(want) <= 40 {
 		t.Fatalf("the fixture has %d posts from alice; the walk needs more than two pages", len(want))
 	}
@@ -360,13 +344,7 @@ func testFaultSearchWalkGenerated(t *testing.T, eng engine) {
 	defer srv.Close()
 	ctx := context.Background()
 	const query = "the -filter:replies"
-	q, err := parseQuery(query, testNow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := storePosts(t, 20, func(p social.PageReq) (social.Page[social.Post], error) {
-		return e.store.Search(ctx, q, social.Latest, p)
-	})
+	want := latestMatches(t, e, query)
 	key, keyID := e.key(t, plenty, 0)
 	tr := &faultTransport{plan: "429=0.1,500=0.05,retry_after=0,seed=3,latest_cursor_pages=3"}
 	c, err := client.New(srv.URL, key, client.WithRetry(client.Retry{Max: 8, Base: time.Millisecond, Cap: 2 * time.Millisecond}),
@@ -398,4 +376,17 @@ func firstDiff(a, b []string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// latestMatches is the store's own walk of a Latest search: the ids a
+// complete walk must give.
+func latestMatches(t *testing.T, e *env, query string) []string {
+	t.Helper()
+	q, err := parseQuery(query, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storePosts(t, 20, func(p social.PageReq) (social.Page[social.Post], error) {
+		return e.store.Search(context.Background(), q, social.Latest, p)
+	})
 }

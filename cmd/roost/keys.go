@@ -204,16 +204,25 @@ func keysTopUp(ctx context.Context, e *env, args []string) error {
 	if !credits.set || credits.micros <= 0 {
 		return usageError("--credits must be more than 0")
 	}
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.TopUp(ctx, *c.id, credits.micros)
+	}, func(k social.APIKey) string { return "balance " + billing.FormatUSD(k.Balance) + " USD" })
+}
+
+// change opens the service, makes one change to the key --id and prints
+// "key ID " and what show says of the key it became.
+func (c *keysCommand) change(ctx context.Context, e *env, do func(*admin.Service) (social.APIKey, error),
+	show func(social.APIKey) string) error {
 	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
 	defer done()
-	k, err := svc.TopUp(ctx, *c.id, credits.micros)
+	k, err := do(svc)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "key %d balance %s USD\n", k.ID, billing.FormatUSD(k.Balance))
+	fmt.Fprintf(e.stdout, "key %d %s\n", k.ID, show(k))
 	return nil
 }
 
@@ -226,17 +235,9 @@ func keysLimit(ctx context.Context, e *env, args []string) error {
 	if *rate < 0 {
 		return usageError("--rate-limit is required and must not be negative")
 	}
-	svc, done, err := c.open(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	k, err := svc.SetRateLimit(ctx, *c.id, *rate)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "key %d rate limit %s\n", k.ID, rateText(k.RateLimit))
-	return nil
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.SetRateLimit(ctx, *c.id, *rate)
+	}, func(k social.APIKey) string { return "rate limit " + rateText(k.RateLimit) })
 }
 
 func rateText(n int) string {
@@ -260,17 +261,9 @@ func keysFault(ctx context.Context, e *env, args []string) error {
 	if _, err := fault.Parse(*plan); err != nil {
 		return usageError("--fault %v", err)
 	}
-	svc, done, err := c.open(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	k, err := svc.SetFault(ctx, *c.id, *plan)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "key %d fault %s\n", k.ID, faultText(k.Fault))
-	return nil
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.SetFault(ctx, *c.id, *plan)
+	}, func(k social.APIKey) string { return "fault " + faultText(k.Fault) })
 }
 
 func faultText(plan string) string {
