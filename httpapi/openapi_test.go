@@ -13,6 +13,8 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/roostapi/roost/fault"
 )
 
 // openAPIValidator builds a validator of the document a handler serves,
@@ -89,6 +91,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 			if (rt.body != bodyNone) != (op.RequestBody != nil) {
 				t.Errorf("%s: request body does not match the route", p)
+			}
+			if !hasParam(op, fault.Header) || !strings.Contains(op.Responses["429"].Ref, "Error429") {
+				t.Errorf("%s: the sandbox's %s header or the 429 it injects is not documented", p, fault.Header)
 			}
 		}
 	}
