@@ -97,13 +97,14 @@ type account struct {
 	Prefix     string      `json:"prefix"`
 	BalanceUSD json.Number `json:"balance_usd"`
 	RateLimit  int         `json:"rate_limit"` // requests per minute; 0: the server's default
+	Fault      string      `json:"fault"`      // the sandbox's fault plan; "": none
 	CreatedAt  time.Time   `json:"created_at"`
 	RevokedAt  *time.Time  `json:"revoked_at"`
 }
 
 func accountOf(k social.APIKey) account {
 	return account{ID: k.ID, Name: k.Name, Prefix: k.Prefix, BalanceUSD: usd(k.Balance), RateLimit: k.RateLimit,
-		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+		Fault: k.Fault, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
 }
 
 func usd(micros int64) json.Number { return json.Number(billing.FormatUSD(micros)) }
@@ -132,7 +133,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &in) {
 		return
 	}
-	secret, k, err := h.svc.Create(r.Context(), in.Name, int64(in.CreditsUSD), in.RateLimit)
+	secret, k, err := h.svc.Create(r.Context(), in.Name, int64(in.CreditsUSD), in.RateLimit, in.Fault)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -161,6 +162,18 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.withID(w, r, func(id int64) (social.APIKey, error) { return h.svc.SetRateLimit(r.Context(), id, *in.RateLimit) })
+}
+
+func (h *handler) fault(w http.ResponseWriter, r *http.Request) {
+	var in faultRequest
+	if !h.decode(w, r, &in) {
+		return
+	}
+	if in.Fault == nil {
+		writeError(w, http.StatusUnprocessableEntity, "fault is required (\"\" or \"none\" turns faults off)")
+		return
+	}
+	h.withID(w, r, func(id int64) (social.APIKey, error) { return h.svc.SetFault(r.Context(), id, *in.Fault) })
 }
 
 func (h *handler) revoke(w http.ResponseWriter, r *http.Request) {

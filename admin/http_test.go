@@ -246,3 +246,56 @@ func TestAdminLedgerAndUsage(t *testing.T) {
 		t.Errorf("usage %+v; served %d search items in %d pages", u, items["search"], debits)
 	}
 }
+
+// TestAdminFault: a key's fault plan is set at creation and by PUT
+// /admin/keys/{id}/fault, stored in its canonical form, shown in the
+// account, turned off by "none", refused with 422 naming the item at
+// fault, and obeyed at once by the public API.
+func TestAdminFault(t *testing.T) {
+	f := newFixture(t)
+	var made struct {
+		Key     string
+		Account struct {
+			ID    int64
+			Fault string
+		}
+	}
+	if code := f.call(f.admin, "POST", "/admin/keys", token, `{"credits_usd":"1","fault":"500=1, 429=0"}`, &made); code != 201 ||
+		made.Account.Fault != "500=1" {
+		t.Fatalf("create with a fault: %d %+v", code, made)
+	}
+	if code := f.call(f.public, "GET", "/user/balance", made.Key, "", nil); code != 500 {
+		t.Errorf("a key made with 500=1: %d, want 500", code)
+	}
+	path := "/admin/keys/" + jsonInt(made.Account.ID) + "/fault"
+	var got struct{ Fault string }
+	if code := f.call(f.admin, "PUT", path, token, `{"fault":"seed=9,429=.25,retry_after=2"}`, &got); code != 200 ||
+		got.Fault != "429=0.25,retry_after=2,seed=9" {
+		t.Errorf("set fault: %d %+v", code, got)
+	}
+	if k, _ := f.store.Key(t.Context(), made.Account.ID); k.Fault != "429=0.25,retry_after=2,seed=9" {
+		t.Errorf("stored fault %q", k.Fault)
+	}
+	if code := f.call(f.admin, "PUT", path, token, `{"fault":"none"}`, &got); code != 200 || got.Fault != "" {
+		t.Errorf("fault none: %d %+v", code, got)
+	}
+	if code := f.call(f.public, "GET", "/user/balance", made.Key, "", nil); code != 200 {
+		t.Errorf("a key whose fault is none: %d", code)
+	}
+	var e struct{ Message string }
+	for _, bad := range []struct{ method, path, body, msg string }{
+		{"PUT", path, `{"fault":"500=abc"}`, `fault 500: must be a decimal from 0 to 1 with at most 3 decimals, got "abc"`},
+		{"PUT", path, `{"fault":"delay=2m"}`, "fault delay: must be a duration from 0s to 10s"},
+		{"PUT", path, `{"fault":"teapot=1"}`, "fault teapot: is not a fault"},
+		{"PUT", path, `{}`, "fault is required"},
+		{"PUT", "/admin/keys/999/fault", `{"fault":"429=1"}`, "Key not found"},
+		{"POST", "/admin/keys", `{"credits_usd":"1","fault":"429=0.5,500=0.6"}`, "must not exceed 1"},
+	} {
+		if code := f.call(f.admin, bad.method, bad.path, token, bad.body, &e); code < 400 || code >= 500 || !strings.Contains(e.Message, bad.msg) {
+			t.Errorf("%s %s %s: %d %q, want 4xx with %q", bad.method, bad.path, bad.body, code, e.Message, bad.msg)
+		}
+	}
+	if keys, _ := f.store.Keys(t.Context()); len(keys) != 1 {
+		t.Errorf("a refused create made a key: %d keys", len(keys))
+	}
+}

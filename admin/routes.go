@@ -41,6 +41,8 @@ func routes() []route {
 			reflect.TypeFor[topUpRequest](), 200, acct, nil, []int{400, 404, 409, 422}},
 		{"PUT", "/admin/keys/{id}/rate-limit", "Set a key's requests per minute (0: the server's default)",
 			(*handler).rateLimit, reflect.TypeFor[rateLimitRequest](), 200, acct, nil, []int{400, 404, 422}},
+		{"PUT", "/admin/keys/{id}/fault", "Set a key's sandbox fault plan (injected 429s, 500s, delays, Latest cursor pages)",
+			(*handler).fault, reflect.TypeFor[faultRequest](), 200, acct, nil, []int{400, 404, 422}},
 		{"POST", "/admin/keys/{id}/revoke", "Revoke a key: it is refused from then on", (*handler).revoke,
 			nil, 200, acct, nil, []int{404, 422}},
 		{"POST", "/admin/keys/{id}/rotate", "Give a key a new secret, keeping its balance and ledger; the old secret stops working",
@@ -126,12 +128,16 @@ type (
 		Name       string    `json:"name,omitempty"`
 		CreditsUSD usdAmount `json:"credits_usd"`
 		RateLimit  int       `json:"rate_limit,omitempty"` // requests per minute; 0: the server's default
+		Fault      string    `json:"fault,omitempty"`      // the sandbox's fault plan (see the README)
 	}
 	topUpRequest struct {
 		CreditsUSD usdAmount `json:"credits_usd"`
 	}
 	rateLimitRequest struct {
 		RateLimit *int `json:"rate_limit"`
+	}
+	faultRequest struct {
+		Fault *string `json:"fault"` // a plan; "" or "none" turns faults off
 	}
 	ledgerPage struct {
 		Entries    []entry `json:"entries"`

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/social"
 )
 
@@ -31,18 +32,24 @@ const (
 	DefaultLedgerPage = 100
 )
 
-// Create makes a key with an opening credit (micro-USD, >= 0) and a rate
-// limit (requests per minute, 0: the server's default). It returns the
-// secret, shown once and never stored, with the account.
-func (s *Service) Create(ctx context.Context, name string, credit int64, rateLimit int) (string, social.APIKey, error) {
+// Create makes a key with an opening credit (micro-USD, >= 0), a rate
+// limit (requests per minute, 0: the server's default) and a fault plan
+// (package fault's text; "": none). It returns the secret, shown once and
+// never stored, with the account.
+func (s *Service) Create(ctx context.Context, name string, credit int64, rateLimit int, faultPlan string) (string, social.APIKey, error) {
 	if credit < 0 {
 		return "", social.APIKey{}, fmt.Errorf("credits must not be negative: %w", social.ErrInvalid)
 	}
 	if rateLimit < 0 {
 		return "", social.APIKey{}, fmt.Errorf("rate limit must not be negative: %w", social.ErrInvalid)
 	}
+	plan, err := checkFault(faultPlan)
+	if err != nil {
+		return "", social.APIKey{}, err
+	}
 	secret, digest, prefix := billing.NewKey()
-	k, err := s.Store.CreateKey(ctx, social.APIKey{Name: name, Prefix: prefix, Digest: digest, RateLimit: rateLimit}, credit)
+	k, err := s.Store.CreateKey(ctx, social.APIKey{Name: name, Prefix: prefix, Digest: digest, RateLimit: rateLimit,
+		Fault: plan}, credit)
 	if err != nil {
 		return "", k, fmt.Errorf("create key: %w", err)
 	}
@@ -73,6 +80,26 @@ func (s *Service) SetRateLimit(ctx context.Context, id int64, perMinute int) (so
 		return social.APIKey{}, fmt.Errorf("rate limit must not be negative: %w", social.ErrInvalid)
 	}
 	return s.Store.SetRateLimit(ctx, id, perMinute)
+}
+
+// SetFault sets a key's fault plan (package fault's text, stored in its
+// canonical form; "" or "none": no faults).
+func (s *Service) SetFault(ctx context.Context, id int64, faultPlan string) (social.APIKey, error) {
+	plan, err := checkFault(faultPlan)
+	if err != nil {
+		return social.APIKey{}, err
+	}
+	return s.Store.SetFault(ctx, id, plan)
+}
+
+// checkFault reads a fault plan and returns its canonical text; one that
+// cannot be read is social.ErrInvalid naming the item at fault.
+func checkFault(text string) (string, error) {
+	p, err := fault.Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("fault %w: %w", err, social.ErrInvalid)
+	}
+	return p.String(), nil
 }
 
 // Revoke revokes a key (its ledger stays) and returns it.

@@ -27,7 +27,7 @@ func (c cors) allowed(origin string) string {
 
 // Headers a cross-origin client may send and read.
 const (
-	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key"
+	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key, X-Roost-Fault"
 	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, " +
 		"X-RateLimit-Reset, Idempotent-Replayed"
 	corsMethods = "GET, POST, OPTIONS"

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"net/url"
 	"testing"
@@ -54,4 +56,38 @@ func FuzzDecodeCursor(f *testing.F) {
 			t.Fatalf("round trip of %v: %v, %v", k, got, err)
 		}
 	})
+}
+
+// TestPageCursor: a cursor that counts pages (latest_cursor_pages) gives
+// back its key and page, is still a cursor of its scope only, and one
+// whose page is not positive or that has bytes after it is refused.
+func TestPageCursor(t *testing.T) {
+	scope := cursorScope("search", "Latest", "from:alice")
+	k := social.Key{Sort: 1_800_000_000_000_000_000, ID: 1_800_000_000_000_000_000}
+	for _, page := range []int{1, 2, 127, 128, math.MaxInt32} {
+		c := encodePageCursor(scope, k, page)
+		got, gotPage, err := decodePageCursor(scope, c)
+		if err != nil || got != k || gotPage != page {
+			t.Errorf("page %d: %v %d %v", page, got, gotPage, err)
+		}
+		if plain, err := decodeCursor(scope, c); err != nil || plain != k {
+			t.Errorf("page %d read as a plain cursor: %v %v", page, plain, err)
+		}
+		if _, _, err := decodePageCursor(cursorScope("search", "Latest", "from:bob"), c); err == nil {
+			t.Errorf("page %d: a cursor of another query accepted", page)
+		}
+	}
+	if _, page, err := decodePageCursor(scope, encodeCursor(scope, k)); err != nil || page != 0 {
+		t.Errorf("a plain cursor counts page %d, %v", page, err)
+	}
+	// Version 2 with page 0 or -1, or a byte too many, under a valid checksum.
+	for _, tail := range [][]byte{binary.AppendVarint(nil, 0), binary.AppendVarint(nil, -1), {2, 0}} {
+		b := append([]byte{cursorCounted}, binary.AppendVarint(binary.AppendVarint(nil, k.Sort), k.ID)...)
+		b = append(b, tail...)
+		sum := checksum(scope, b)
+		c := base64.RawURLEncoding.EncodeToString(append(b, sum[:]...))
+		if got, page, err := decodePageCursor(scope, c); err == nil {
+			t.Errorf("tail %v accepted: %v page %d", tail, got, page)
+		}
+	}
 }

@@ -131,6 +131,22 @@ func (e *env) balance(t testing.TB, id int64) int64 {
 	return k.Balance
 }
 
+// debits counts a key's debit rows in the ledger.
+func (e *env) debits(t testing.TB, id int64) int {
+	t.Helper()
+	ledger, err := e.store.Ledger(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range ledger {
+		if l.Kind == social.LedgerDebit {
+			n++
+		}
+	}
+	return n
+}
+
 // call is one request through the handler.
 type call struct {
 	method, path, key string

@@ -14,6 +14,7 @@ type apiError struct {
 	message    string
 	errors     map[string][]string // 422 details by parameter
 	retryAfter time.Duration       // 429, 503
+	retryNow   bool                // Retry-After: 0 (an injected 429 asked to)
 	// cause is why a request the client broke failed (logged at info
 	// level, never sent).
 	cause error
@@ -104,7 +105,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", "Bearer")
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		h.Set("Retry-After", seconds(ae.retryAfter))
+		if ae.retryNow {
+			h.Set("Retry-After", "0")
+		} else {
+			h.Set("Retry-After", seconds(ae.retryAfter))
+		}
 	}
 	writeJSON(w, ae.status, errorBody{Status: "error", Message: ae.message, Errors: ae.errors})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/social"
 )
 
@@ -19,6 +20,13 @@ import (
 // debit only if the balance covers it (else 402, no data) → the response.
 // Failed requests and empty pages cost nothing. A method other than the
 // route's (HEAD too: a response without its body is not sold) is 405.
+//
+// The key's fault plan (the sandbox) is read after 401 (a bad
+// X-Roost-Fault header is 422 there); its delay comes first, an injected
+// 429 stands in for the rate limiter (it takes no token), and an injected
+// 500 stands in for the work (after validation, the kept response and
+// 402, so it took a rate-limit token like any request that got that
+// far). Neither is charged.
 func (s *server) endpoint(rt *route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -39,6 +47,24 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		info.keyID = key.ID
+		plan, err := s.faultPlan(r, &key)
+		if err != nil {
+			fail(err)
+			return
+		}
+		roll := s.dice.Roll(key.ID, plan)
+		if roll.Delay > 0 {
+			s.metrics.fault(rt.name, "delay")
+			info.fault = "delay"
+			if err := s.sleep(ctx, roll.Delay); err != nil {
+				return // the client went away
+			}
+		}
+		if roll.Status == http.StatusTooManyRequests {
+			s.inject(info, rt.name, roll)
+			fail(injected(roll, plan))
+			return
+		}
 		if err := s.allow(ctx, w.Header(), &key); err != nil {
 			fail(err)
 			return
@@ -66,7 +92,12 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			fail(errInsufficient)
 			return
 		}
-		a.key = &key
+		if roll.Status == http.StatusInternalServerError {
+			s.inject(info, rt.name, roll)
+			fail(injected(roll, plan))
+			return
+		}
+		a.key, a.plan = &key, plan
 		if rt.stream != nil {
 			s.streamed(w, r, rt, a)
 			return
@@ -116,6 +147,17 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 		}
 		writeBody(w, http.StatusOK, buf.Bytes())
 	}
+}
+
+// inject counts an injected failure and names it in the request's log
+// line.
+func (s *server) inject(info *reqInfo, route string, o fault.Outcome) {
+	code := strconv.Itoa(o.Status)
+	s.metrics.fault(route, code)
+	if info.fault != "" {
+		code = info.fault + "+" + code
+	}
+	info.fault = code
 }
 
 // allow applies the key's rate limit and reports its state in the

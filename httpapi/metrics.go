@@ -14,6 +14,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	items    *prometheus.CounterVec
 	charged  *prometheus.CounterVec
+	faults   *prometheus.CounterVec
 }
 
 // newMetrics registers the collectors, reusing ones already registered
@@ -33,6 +34,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		charged: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "roost_charged_micro_usd_total", Help: "Micro-USD charged by endpoint.",
 		}, []string{"route"})),
+		faults: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roost_injected_faults_total",
+			Help: "Failures and delays the sandbox injected on request (X-Roost-Fault or a key's fault plan), by route and fault (429, 500, delay).",
+		}, []string{"route", "fault"})),
 	}
 }
 
@@ -60,6 +65,8 @@ func (m *metrics) charge(route string, items int, amount int64) {
 		m.charged.WithLabelValues(route).Add(float64(amount))
 	}
 }
+
+func (m *metrics) fault(route, kind string) { m.faults.WithLabelValues(route, kind).Inc() }
 
 // readCounter is a store that counts the reads each of its databases
 // answered (PostgreSQL with read replicas).

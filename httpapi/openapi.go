@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/openapi"
 )
 
@@ -131,8 +132,8 @@ func errorDocs() map[string]string {
 		"413": "Request body too large (over 1 MiB)",
 		"415": "Content-Type must be application/json",
 		"422": "a parameter is invalid (errors names it), or the search is too expensive",
-		"429": "Too many requests; Retry-After says when to retry",
-		"500": "Failed to fetch data from Twitter (the cause is in the log)",
+		"429": "Too many requests; Retry-After says when to retry (also injected by the key's fault plan or X-Roost-Fault, never charged)",
+		"500": "Failed to fetch data from Twitter (the cause is in the log; also injected by a fault plan, never charged)",
 		"503": "Server busy (too many requests at once) or not ready; Retry-After",
 	}
 }
@@ -224,6 +225,11 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
 	}
+	op.Parameters = append(op.Parameters, parameter{Name: fault.Header, In: "header",
+		Description: "the sandbox, for this request in place of the key's own fault plan: " + fault.Syntax +
+			". E.g. 429=0.1,500=0.05,delay=200ms,seed=7; latest_cursor_pages=N ends a Latest search's cursors " +
+			"at page N (continue with max_id:). Injected failures are never charged; an unreadable plan is 422",
+		Schema: &schema{Type: "string", MaxLength: intp(fault.MaxText)}})
 	if !rt.free {
 		for _, status := range []string{"402", "403", "404"} {
 			op.Responses[status] = errorResponse(status)

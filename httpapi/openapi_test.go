@@ -12,6 +12,7 @@ import (
 
 	validator "github.com/pb33f/libopenapi-validator"
 
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/openapi/openapitest"
 )
 
@@ -75,6 +76,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			}
 			if (rt.body != bodyNone) != (op.RequestBody != nil) {
 				t.Errorf("%s: request body does not match the route", p)
+			}
+			if !hasParam(op, fault.Header) || !strings.Contains(op.Responses["429"].Ref, "Error429") {
+				t.Errorf("%s: the sandbox's %s header or the 429 it injects is not documented", p, fault.Header)
 			}
 		}
 	}

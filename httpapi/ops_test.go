@@ -112,17 +112,7 @@ func testIdempotentRetry(t *testing.T, eng engine) {
 	if later.Code != 200 || later.Header().Get("Idempotent-Replayed") != "" {
 		t.Errorf("after 24 hours: %d replayed %q", later.Code, later.Header().Get("Idempotent-Replayed"))
 	}
-	ledger, err := e.store.Ledger(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	debits := 0
-	for _, l := range ledger {
-		if l.Kind == social.LedgerDebit {
-			debits++
-		}
-	}
-	if debits != 4 {
+	if debits := e.debits(t, id); debits != 4 {
 		t.Errorf("%d debits in the ledger, want 4", debits)
 	}
 }

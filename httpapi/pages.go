@@ -27,10 +27,20 @@ type listsPage struct {
 // req is the store page request for these args.
 func (a *args) req() social.PageReq { return social.PageReq{After: a.after, Limit: a.limit} }
 
-// next is the next_cursor for a page's Next key.
+// next is the next_cursor for a page's Next key. When the page counts
+// (a.cursorPages > 0) the cursor carries this page's number, and from
+// page cursorPages on there is none.
 func (a *args) next(k *social.Key) *string {
 	if k == nil {
 		return nil
+	}
+	if a.cursorPages > 0 {
+		this := a.page + 1
+		if this >= a.cursorPages {
+			return nil
+		}
+		c := encodePageCursor(a.scope, *k, this)
+		return &c
 	}
 	c := encodeCursor(a.scope, *k)
 	return &c

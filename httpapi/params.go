@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
 )
@@ -35,6 +36,14 @@ type args struct {
 	research researchArgs
 	// queryText is the query as given (spaces collapsed).
 	queryText string
+	// plan is the caller's fault plan (the sandbox).
+	plan fault.Plan
+	// page is the number of the page that issued the cursor, when it
+	// counts pages (0: the first page is asked for, or the cursor does not
+	// count); cursorPages, when above 0, is the page from which on no
+	// next_cursor is given (a Latest search under a plan's
+	// latest_cursor_pages).
+	page, cursorPages int
 }
 
 // Body limits.
@@ -138,11 +147,11 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 			if gateway {
 				break
 			}
-			k, err := decodeCursor(a.scope, c)
+			k, page, err := decodePageCursor(a.scope, c)
 			if err != nil {
 				return nil, invalid("cursor", "is not a cursor of this endpoint and query")
 			}
-			a.after = &k
+			a.after, a.page = &k, page
 		}
 	}
 	if rt.body != bodyNone {

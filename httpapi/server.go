@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/social"
 )
 
@@ -54,6 +55,9 @@ type Config struct {
 	// answered 503 with Retry-After at once (0: DefaultMaxConcurrent,
 	// negative: no cap). Health, readiness and metrics are not counted.
 	MaxConcurrent int
+	// Sleep waits out a delay a fault plan adds, or until ctx is done
+	// (nil: a timer; tests count the delays instead).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // DefaultMaxConcurrent is the cap on requests served at once.
@@ -77,6 +81,10 @@ type server struct {
 	// slots holds a token per request being served (Config.MaxConcurrent);
 	// nil: no cap.
 	slots chan struct{}
+	// dice decide the sandbox's injected failures per key; sleep waits
+	// out its delays (Config.Sleep).
+	dice  *fault.Dice
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -97,6 +105,9 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	if limiter == nil {
 		limiter = billing.NewMemoryLimiter(0, cfg.Now)
 	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleepCtx
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -112,6 +123,8 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		cors:          cors(cfg.CORSOrigins),
 		mux:           http.NewServeMux(),
 		upstream:      cfg.Upstream,
+		dice:          fault.NewDice(),
+		sleep:         cfg.Sleep,
 	}
 	registerReads(cfg.Registry, store)
 	if cfg.MaxConcurrent == 0 {
@@ -155,6 +168,7 @@ type reqInfo struct {
 	keyID   int64
 	items   int
 	charged int64
+	fault   string // what the sandbox injected: "429", "500", "delay", "delay+429", …
 }
 
 // routeUnmatched is the route of a request no handler claimed.
@@ -204,7 +218,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("path", r.URL.Path), slog.String("route", info.route),
 			slog.Int("status", sw.code()), slog.Duration("duration", elapsed),
 			slog.Int64("key_id", info.keyID), slog.Int("items", info.items),
-			slog.Int64("charged_micro_usd", info.charged))
+			slog.Int64("charged_micro_usd", info.charged), slog.String("fault", info.fault))
 	}()
 	if s.cors.apply(sw, r) {
 		info.route = "preflight"

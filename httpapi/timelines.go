@@ -70,6 +70,11 @@ func serveListPosts(ctx context.Context, s *server, a *args) (any, int, error) {
 func serveSearch(ctx context.Context, s *server, a *args) (any, int, error) {
 	sctx, cancel := context.WithTimeout(ctx, s.searchTimeout)
 	defer cancel()
+	if a.order == social.Latest {
+		// The platform stops giving cursors after many pages of Latest
+		// (SPEC 4.17); a fault plan makes that happen after N.
+		a.cursorPages = a.plan.LatestCursorPages
+	}
 	page, err := s.store.Search(sctx, a.query, a.order, a.req())
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {

@@ -25,9 +25,9 @@ func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (s
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO api_keys (name, prefix, digest, balance, rate_limit, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`, k.Name, k.Prefix, k.Digest[:], credit, k.RateLimit,
-			now.UnixMicro()).Scan(&k.ID)
+		err := tx.QueryRow(ctx, `INSERT INTO api_keys (name, prefix, digest, balance, rate_limit, fault, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, k.Name, k.Prefix, k.Digest[:], credit, k.RateLimit,
+			k.Fault, now.UnixMicro()).Scan(&k.ID)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("api key digest exists: %w", social.ErrConflict)
 		}
@@ -84,6 +84,11 @@ func (s *Store) SetRateLimit(ctx context.Context, keyID int64, perMinute int) (s
 		return social.APIKey{}, fmt.Errorf("rate limit %d: %w", perMinute, social.ErrInvalid)
 	}
 	return s.updateKey(ctx, keyID, `UPDATE api_keys SET rate_limit = $1 WHERE id = $2`, perMinute, keyID)
+}
+
+// SetFault stores a key's fault plan.
+func (s *Store) SetFault(ctx context.Context, keyID int64, plan string) (social.APIKey, error) {
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET fault = $1 WHERE id = $2`, plan, keyID)
 }
 
 // RotateKey gives a key a new digest and prefix.

@@ -35,9 +35,9 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 				r := sqlstore.Micros(*k.RevokedAt)
 				revoked = &r
 			}
-			b.Queue(`INSERT INTO api_keys (id, name, prefix, digest, balance, rate_limit, created_at, revoked_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`, k.ID, k.Name, k.Prefix, k.Digest[:],
-				k.Balance, k.RateLimit, sqlstore.Micros(k.CreatedAt), revoked)
+			b.Queue(`INSERT INTO api_keys (id, name, prefix, digest, balance, rate_limit, fault, created_at,
+				revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`, k.ID, k.Name, k.Prefix,
+				k.Digest[:], k.Balance, k.RateLimit, k.Fault, sqlstore.Micros(k.CreatedAt), revoked)
 		}
 		for _, e := range ledger {
 			b.Queue(`INSERT INTO ledger (id, key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)

@@ -14,6 +14,10 @@ type APIKey struct {
 	Digest    [32]byte // SHA-256 of the whole key
 	Balance   int64    // micro-USD
 	RateLimit int      // requests per minute; 0 = the server default
+	// Fault is the key's sandbox plan (package fault's text): the share
+	// of its requests answered 429 or 500, an added delay, search cursor
+	// pages; "" injects nothing.
+	Fault     string
 	CreatedAt time.Time
 	RevokedAt *time.Time
 }
@@ -103,6 +107,9 @@ type AccountAdmin interface {
 	// SetRateLimit sets a key's requests per minute (0: the server's
 	// default) and returns it updated.
 	SetRateLimit(ctx context.Context, keyID int64, perMinute int) (APIKey, error)
+	// SetFault stores a key's fault plan as given (the caller checks it;
+	// "": none) and returns the key updated.
+	SetFault(ctx context.Context, keyID int64, plan string) (APIKey, error)
 	// RotateKey replaces a key's digest and prefix (a new secret for the
 	// same account: balance, limit and ledger stay); the old secret stops
 	// working at once. The digest must be unique (ErrConflict).

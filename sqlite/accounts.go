@@ -29,8 +29,8 @@ func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (s
 		return k, fmt.Errorf("api key digest exists: %w", social.ErrConflict)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	res, err := tx.ExecContext(ctx, `INSERT INTO api_keys (name, prefix, digest, balance, rate_limit, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, k.Name, k.Prefix, k.Digest[:], credit, k.RateLimit, now.UnixMicro())
+	res, err := tx.ExecContext(ctx, `INSERT INTO api_keys (name, prefix, digest, balance, rate_limit, fault, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.Name, k.Prefix, k.Digest[:], credit, k.RateLimit, k.Fault, now.UnixMicro())
 	if err != nil {
 		return k, fmt.Errorf("sqlite: create key: %w", err)
 	}
@@ -108,6 +108,11 @@ func (s *Store) SetRateLimit(ctx context.Context, keyID int64, perMinute int) (s
 		return social.APIKey{}, fmt.Errorf("rate limit %d: %w", perMinute, social.ErrInvalid)
 	}
 	return s.updateKey(ctx, keyID, `UPDATE api_keys SET rate_limit = ? WHERE id = ?`, perMinute, keyID)
+}
+
+// SetFault stores a key's fault plan.
+func (s *Store) SetFault(ctx context.Context, keyID int64, plan string) (social.APIKey, error) {
+	return s.updateKey(ctx, keyID, `UPDATE api_keys SET fault = ? WHERE id = ?`, plan, keyID)
 }
 
 // RotateKey gives a key a new digest and prefix.

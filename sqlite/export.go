@@ -35,8 +35,8 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 			revoked = sqlstore.Micros(*k.RevokedAt)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO api_keys (id, name, prefix, digest, balance, rate_limit,
-			created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, k.Prefix, k.Digest[:], k.Balance,
-			k.RateLimit, sqlstore.Micros(k.CreatedAt), revoked); err != nil {
+			fault, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, k.Prefix, k.Digest[:],
+			k.Balance, k.RateLimit, k.Fault, sqlstore.Micros(k.CreatedAt), revoked); err != nil {
 			return fmt.Errorf("sqlite: restore key %d: %w", k.ID, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // KeyColumns are the columns of an API key that ScanKey reads.
-const KeyColumns = `id, name, prefix, digest, balance, rate_limit, created_at, revoked_at`
+const KeyColumns = `id, name, prefix, digest, balance, rate_limit, fault, created_at, revoked_at`
 
 // ScanKey reads a row of KeyColumns.
 func ScanKey(row Rows) (social.APIKey, error) {
@@ -17,7 +17,7 @@ func ScanKey(row Rows) (social.APIKey, error) {
 	var digest []byte
 	var created int64
 	var revoked *int64
-	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &digest, &k.Balance, &k.RateLimit, &created, &revoked); err != nil {
+	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &digest, &k.Balance, &k.RateLimit, &k.Fault, &created, &revoked); err != nil {
 		return k, fmt.Errorf("scan api key: %w", err)
 	}
 	copy(k.Digest[:], digest)

@@ -40,6 +40,28 @@ func testAdmin(t *testing.T, open Opener) {
 		_, err = s.RotateKey(ctx, 9999, sha256.Sum256([]byte("z")), "roost_z")
 		wantErr(t, "RotateKey(9999)", err, social.ErrNotFound)
 	})
+	t.Run("Fault", func(t *testing.T) {
+		s := open(t)
+		ctx := ctxFor(t)
+		made := newKey("faulty")
+		made.Fault = "latest_cursor_pages=2"
+		k, err := s.CreateKey(ctx, made, 100)
+		if err != nil || k.Fault != "latest_cursor_pages=2" {
+			t.Fatalf("CreateKey with a fault = %+v, %v", k, err)
+		}
+		got, err := s.SetFault(ctx, k.ID, "429=0.1,seed=7")
+		if err != nil || got.Fault != "429=0.1,seed=7" || got.Balance != 100 {
+			t.Errorf("SetFault = %+v, %v", got, err)
+		}
+		if byDigest, err := s.KeyByDigest(ctx, made.Digest); err != nil || byDigest.Fault != "429=0.1,seed=7" {
+			t.Errorf("KeyByDigest after SetFault = %+v, %v", byDigest, err)
+		}
+		if got, err = s.SetFault(ctx, k.ID, ""); err != nil || got.Fault != "" {
+			t.Errorf("SetFault(\"\") = %+v, %v", got, err)
+		}
+		_, err = s.SetFault(ctx, 9999, "429=1")
+		wantErr(t, "SetFault(9999)", err, social.ErrNotFound)
+	})
 	t.Run("LedgerPageAndUsage", func(t *testing.T) {
 		s := open(t)
 		ctx := ctxFor(t)

@@ -128,6 +128,11 @@ func seed(t *testing.T, s store) *social.Batch {
 				t.Fatal(err)
 			}
 		}
+		if i == 2 { // a sandbox fault plan travels with its key
+			if _, err := s.SetFault(ctx, k.ID, "429=0.1,seed=3"); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	return b
 }

@@ -11,16 +11,18 @@ import (
 
 	"github.com/roostapi/roost/admin"
 	"github.com/roostapi/roost/billing"
+	"github.com/roostapi/roost/fault"
 	"github.com/roostapi/roost/social"
 )
 
 const keysUsage = `Usage: roost keys SUBCOMMAND [--db DB] [flags]
 
 Subcommands:
-  create --credits USD [--name TEXT] [--rate-limit N]   make a key; prints only the key
-  list                                                  list keys (id, name, prefix, balance, state)
+  create --credits USD [--name TEXT] [--rate-limit N] [--fault PLAN]   make a key; prints only the key
+  list                                                  list keys (id, name, prefix, balance, limit, fault, state)
   topup  --id ID --credits USD                          add credit to a key
   limit  --id ID --rate-limit N                         set a key's requests per minute (0: the server's default)
+  fault  --id ID --fault PLAN                           make a share of the key's requests fail (sandbox; "none": off)
   revoke --id ID                                        revoke a key (its ledger stays)
   rotate --id ID                                        give a key a new secret (printed once; the old one stops working)
   ledger --id ID [--since T] [--until T] [--endpoint E] [--limit N] [--cursor C]   a key's ledger rows, oldest first
@@ -29,23 +31,38 @@ Subcommands:
 Without --db the commands use ./roost.db and say so. Amounts are decimal US
 dollars with at most 6 decimals (micro-USD); times are RFC 3339 or
 YYYY-MM-DD. The admin HTTP API of 'roost serve' does the same things.
+
+A fault PLAN (the sandbox; the X-Roost-Fault request header takes the same
+text for one request) is comma-separated items:
+  429=SHARE              answer this share of the key's requests 429 Too many requests
+  500=SHARE              answer this share 500 Failed to fetch data from Twitter
+  delay=DURATION         wait this long (at most 10s) before answering ...
+  delay_share=SHARE      ... this share of requests (default 1: every one)
+  retry_after=SECONDS    Retry-After of an injected 429 (default 1; 0 to 3600)
+  seed=N                 a deterministic sequence: every 1,000 consecutive requests
+                         hold exactly the shares (without it each request is a fresh draw)
+  latest_cursor_pages=N  a Latest search gives no next_cursor from its Nth page on
+                         (continue with max_id:)
+SHARE is a decimal from 0 to 1 with at most 3 decimals. E.g.
+  roost keys fault --id 3 --fault 429=0.1,500=0.05,delay=200ms,seed=7
+Injected failures are never charged; an injected 429 takes no rate-limit token.
 `
 
 func cmdKeys(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return usageError("missing subcommand (create, list, topup, limit, revoke, rotate, ledger, usage)")
+		return usageError("missing subcommand (create, list, topup, limit, fault, revoke, rotate, ledger, usage)")
 	}
 	if args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(e.stdout, keysUsage)
 		return nil
 	}
 	sub := map[string]func(context.Context, *env, []string) error{
-		"create": keysCreate, "list": keysList, "topup": keysTopUp, "limit": keysLimit,
+		"create": keysCreate, "list": keysList, "topup": keysTopUp, "limit": keysLimit, "fault": keysFault,
 		"revoke": keysRevoke, "rotate": keysRotate, "ledger": keysLedger, "usage": keysUsageCmd,
 	}
 	run, ok := sub[args[0]]
 	if !ok {
-		return usageError("unknown subcommand %q (create, list, topup, limit, revoke, rotate, ledger, usage)", args[0])
+		return usageError("unknown subcommand %q (create, list, topup, limit, fault, revoke, rotate, ledger, usage)", args[0])
 	}
 	return run(ctx, e, args[1:])
 }
@@ -115,11 +132,12 @@ func (c *keysCommand) open(ctx context.Context, e *env) (*admin.Service, func(),
 }
 
 func keysCreate(ctx context.Context, e *env, args []string) error {
-	c := newKeysCommand(e, "create", "create --db DB --credits USD [--name TEXT] [--rate-limit N]", false)
+	c := newKeysCommand(e, "create", "create --db DB --credits USD [--name TEXT] [--rate-limit N] [--fault PLAN]", false)
 	var credits usdFlag
 	c.fs.Var(&credits, "credits", "opening credit in US dollars, e.g. 10 or 0.5 (required)")
 	name := c.fs.String("name", "", "a name for people to recognise the key by")
 	rate := c.fs.Int("rate-limit", 0, "requests per minute for this key (0: the server's default)")
+	plan := c.fs.String("fault", "", "the key's fault plan (see 'roost keys --help'; default: none)")
 	if err := c.parse(args); err != nil {
 		return err
 	}
@@ -129,12 +147,15 @@ func keysCreate(ctx context.Context, e *env, args []string) error {
 	if *rate < 0 {
 		return usageError("--rate-limit must not be negative")
 	}
+	if _, err := fault.Parse(*plan); err != nil {
+		return usageError("--fault %v", err)
+	}
 	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
 	defer done()
-	key, _, err := svc.Create(ctx, *name, credits.micros, *rate)
+	key, _, err := svc.Create(ctx, *name, credits.micros, *rate, *plan)
 	if err != nil {
 		return err
 	}
@@ -157,7 +178,7 @@ func keysList(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tBALANCE_USD\tRATE_LIMIT\tCREATED\tSTATE")
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tBALANCE_USD\tRATE_LIMIT\tFAULT\tCREATED\tSTATE")
 	for _, k := range keys {
 		state := "active"
 		if k.RevokedAt != nil {
@@ -167,8 +188,8 @@ func keysList(ctx context.Context, e *env, args []string) error {
 		if k.RateLimit > 0 {
 			rate = strconv.Itoa(k.RateLimit) + "/min"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, billing.FormatUSD(k.Balance), rate,
-			k.CreatedAt.Format(time.RFC3339), state)
+		fmt.Fprintf(tw, "%d\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, billing.FormatUSD(k.Balance), rate,
+			faultText(k.Fault), k.CreatedAt.Format(time.RFC3339), state)
 	}
 	return tw.Flush()
 }
@@ -183,16 +204,25 @@ func keysTopUp(ctx context.Context, e *env, args []string) error {
 	if !credits.set || credits.micros <= 0 {
 		return usageError("--credits must be more than 0")
 	}
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.TopUp(ctx, *c.id, credits.micros)
+	}, func(k social.APIKey) string { return "balance " + billing.FormatUSD(k.Balance) + " USD" })
+}
+
+// change opens the service, makes one change to the key --id and prints
+// "key ID " and what show says of the key it became.
+func (c *keysCommand) change(ctx context.Context, e *env, do func(*admin.Service) (social.APIKey, error),
+	show func(social.APIKey) string) error {
 	svc, done, err := c.open(ctx, e)
 	if err != nil {
 		return err
 	}
 	defer done()
-	k, err := svc.TopUp(ctx, *c.id, credits.micros)
+	k, err := do(svc)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "key %d balance %s USD\n", k.ID, billing.FormatUSD(k.Balance))
+	fmt.Fprintf(e.stdout, "key %d %s\n", k.ID, show(k))
 	return nil
 }
 
@@ -205,17 +235,9 @@ func keysLimit(ctx context.Context, e *env, args []string) error {
 	if *rate < 0 {
 		return usageError("--rate-limit is required and must not be negative")
 	}
-	svc, done, err := c.open(ctx, e)
-	if err != nil {
-		return err
-	}
-	defer done()
-	k, err := svc.SetRateLimit(ctx, *c.id, *rate)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "key %d rate limit %s\n", k.ID, rateText(k.RateLimit))
-	return nil
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.SetRateLimit(ctx, *c.id, *rate)
+	}, func(k social.APIKey) string { return "rate limit " + rateText(k.RateLimit) })
 }
 
 func rateText(n int) string {
@@ -223,6 +245,32 @@ func rateText(n int) string {
 		return "the server's default"
 	}
 	return strconv.Itoa(n) + " per minute"
+}
+
+func keysFault(ctx context.Context, e *env, args []string) error {
+	c := newKeysCommand(e, "fault", "fault --db DB --id ID --fault PLAN", true)
+	plan := c.fs.String("fault", "", "the key's fault plan, e.g. 429=0.1,500=0.05,seed=7 (\"none\": off) (required)")
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	given := false
+	c.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "fault" })
+	if !given {
+		return usageError("--fault is required (\"none\" turns faults off)")
+	}
+	if _, err := fault.Parse(*plan); err != nil {
+		return usageError("--fault %v", err)
+	}
+	return c.change(ctx, e, func(svc *admin.Service) (social.APIKey, error) {
+		return svc.SetFault(ctx, *c.id, *plan)
+	}, func(k social.APIKey) string { return "fault " + faultText(k.Fault) })
+}
+
+func faultText(plan string) string {
+	if plan == "" {
+		return fault.None
+	}
+	return plan
 }
 
 func keysRevoke(ctx context.Context, e *env, args []string) error {

@@ -48,7 +48,7 @@ func commands() []command {
 		{"serve", "serve the API (fills an empty database with the demo network first)", cmdServe},
 		{"gen", "write a deterministic synthetic network into a database", cmdGen},
 		{"import", "import tweet archives (v1.1, v2, GraphQL, data exports, API pages)", cmdImport},
-		{"keys", "create, list, top up and revoke API keys", cmdKeys},
+		{"keys", "create, list, top up, limit, make faulty (sandbox) and revoke API keys", cmdKeys},
 		{"copy", "copy a whole database between engines (SQLite, PostgreSQL)", cmdCopy},
 		{"harvest", "walk an endpoint of a compatible API into a database or a file", cmdHarvest},
 		{"backup", "take a consistent copy of a SQLite database, also while it serves", cmdBackup},

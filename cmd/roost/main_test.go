@@ -149,6 +149,48 @@ func TestKeysLifecycle(t *testing.T) {
 	}
 }
 
+// TestKeysFault: roost keys sets, shows and clears a key's fault plan (in
+// its canonical form) at creation and with keys fault, and refuses one it
+// cannot read with a usage error naming the item.
+func TestKeysFault(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "f.db")
+	if code, _, errOut := roost(t, "keys", "create", "--db", db, "--credits", "1", "--fault", "latest_cursor_pages=4"); code != 0 {
+		t.Fatalf("create --fault: %d %s", code, errOut)
+	}
+	if _, out, _ := roost(t, "keys", "list", "--db", db); !strings.Contains(out, "FAULT") || !strings.Contains(out, "latest_cursor_pages=4") {
+		t.Fatalf("list:\n%s", out)
+	}
+	code, out, errOut := roost(t, "keys", "fault", "--db", db, "--id", "1", "--fault", "500=0.050, 429=0.1,seed=3")
+	if code != 0 || strings.TrimSpace(out) != "key 1 fault 429=0.1,500=0.05,seed=3" {
+		t.Fatalf("fault: %d %q %s", code, out, errOut)
+	}
+	if code, out, _ = roost(t, "keys", "fault", "--db", db, "--id", "1", "--fault", "none"); code != 0 || strings.TrimSpace(out) != "key 1 fault none" {
+		t.Fatalf("fault none: %d %q", code, out)
+	}
+	for _, bad := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"fault", "--db", db, "--id", "1", "--fault", "429=7"}, "--fault 429: must be a decimal from 0 to 1"},
+		{[]string{"fault", "--db", db, "--id", "1"}, "--fault is required"},
+		{[]string{"fault", "--db", db, "--fault", "429=0.1"}, "--id is required"},
+		{[]string{"create", "--db", db, "--credits", "1", "--fault", "delay=forever"}, "--fault delay: must be a duration"},
+	} {
+		if code, _, errOut := roost(t, append([]string{"keys"}, bad.args...)...); code != 2 || !strings.Contains(errOut, bad.msg) {
+			t.Errorf("keys %v: %d %s, want a usage error with %q", bad.args, code, errOut, bad.msg)
+		}
+	}
+	if code, _, errOut := roost(t, "keys", "fault", "--db", db, "--id", "9", "--fault", "429=1"); code != 1 || !strings.Contains(errOut, "not found") {
+		t.Errorf("fault of an unknown key: %d %s", code, errOut)
+	}
+	if _, out, _ := roost(t, "keys", "--help"); !strings.Contains(out, "latest_cursor_pages=N") || !strings.Contains(out, "X-Roost-Fault") {
+		t.Errorf("keys --help does not describe fault plans:\n%s", out)
+	}
+	if _, out, _ := roost(t, "serve", "--help"); !strings.Contains(out, "X-Roost-Fault: 429=0.1") || !strings.Contains(out, "-rate-limit") {
+		t.Errorf("serve --help does not name the sandbox:\n%s", out)
+	}
+}
+
 func TestGenPrintsSummary(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "g.db")
 	code, out, errOut := roost(t, "gen", "--db", db, "--users", "300", "--posts", "3000", "--seed", "7")

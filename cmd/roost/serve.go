@@ -89,8 +89,23 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.config, "config", "", "YAML file of settings named as these flags (or ROOST_CONFIG)")
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
 	c.gw = addGatewayFlags(fs)
+	usage := fs.Usage
+	fs.Usage = func() { usage(); fmt.Fprint(e.stdout, sandboxNote) }
 	return fs
 }
+
+// sandboxNote ends serve's help: the faults a client under test can ask
+// for.
+const sandboxNote = `
+Sandbox: for client code under test, the X-Roost-Fault request header, or a
+key's stored fault plan ('roost keys fault', PUT /admin/keys/{id}/fault),
+makes roost fail a share of that key's requests, e.g.
+  X-Roost-Fault: 429=0.1,500=0.05,delay=200ms,seed=7,latest_cursor_pages=5
+429s carry Retry-After, 500s are "Failed to fetch data from Twitter", and a
+Latest search gives no cursor from its 5th page on (continue with max_id:).
+Injected failures are never charged; roost_injected_faults_total counts them.
+'roost keys --help' describes every item.
+`
 
 // loadServe reads serve's settings from args, the environment and the
 // config file, and checks them; an error names the setting.
@@ -297,7 +312,7 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 	if err != nil || counts["api_keys"] > 0 {
 		return "", err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
 	return key, err
 }
 
@@ -317,7 +332,7 @@ func fillDemo(ctx context.Context, e *env, s social.Store) (string, *gen.Example
 	if err != nil {
 		return "", nil, err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0)
+	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
 	if err != nil {
 		return "", nil, err
 	}
