@@ -129,10 +129,7 @@ func (w World) RecentPosts(ctx context.Context, n int) ([]PostRef, error) {
 
 // Liked reports whether userID likes postID.
 func (w World) Liked(ctx context.Context, postID, userID int64) (bool, error) {
-	found := false
-	err := w.DB.Query(ctx, `SELECT 1 FROM likes WHERE post_id = ? AND user_id = ?`, []any{postID, userID},
-		func(Rows) error { found = true; return nil })
-	return found, err
+	return exists(ctx, w.DB, `SELECT 1 FROM likes WHERE post_id = ? AND user_id = ?`, postID, userID)
 }
 
 func scanID(r Rows) (int64, error) {
