@@ -47,7 +47,7 @@ type World struct {
 	seeded bool
 	tick   int64 // the last tick written
 	baseMS int64
-	users  []int64           // full profiles, ascending
+	users  []int64            // full profiles, ascending
 	ring   []sqlstore.PostRef // the newest posts, ascending
 }
 
