@@ -105,12 +105,12 @@ func (lw *World) Tick() int64 { return lw.tick }
 
 // Event is what a tick did.
 type Event struct {
-	Tick   int64
-	Kind   string // one of the Kind constants
-	UserID int64  // who acted
-	PostID int64  // the new post, or the post liked
-	Target int64  // the post replied to, quoted or reposted; the user followed, unfollowed
-	At     time.Time
+	Tick   int64     `json:"tick"`
+	Kind   string    `json:"kind"`                     // one of the Kind constants
+	UserID int64     `json:"user_id,string"`           // who acted
+	PostID int64     `json:"post_id,string,omitempty"` // the new post, or the post liked
+	Target int64     `json:"target,string,omitempty"`  // the post replied to, quoted or reposted; the user followed or unfollowed
+	At     time.Time `json:"at"`
 }
 
 // Kinds of events.
