@@ -19,12 +19,12 @@ import (
 
 // api is the API over a store, with a key.
 type api struct {
-	t    *testing.T
-	srv  *httptest.Server
-	key  string
-	ctx  context.Context
-	s    store
-	lw   *World
+	t   *testing.T
+	srv *httptest.Server
+	key string
+	ctx context.Context
+	s   store
+	lw  *World
 }
 
 func newAPI(t *testing.T, s store) *api {
