@@ -92,6 +92,22 @@ func (w World) SetSeed(ctx context.Context, seed int64) error {
 	return nil
 }
 
+// Put replaces the world row with st (roost copy).
+func (w World) Put(ctx context.Context, st WorldState) error {
+	var seed, base any
+	if st.Seeded {
+		seed = st.Seed
+	}
+	if st.BaseMS != 0 {
+		base = st.BaseMS
+	}
+	if err := w.Write.Query(ctx, `UPDATE world SET seed = ?, live_tick = ?, live_base_ms = ? WHERE id = 1`,
+		[]any{seed, st.Tick, base}, func(Rows) error { return nil }); err != nil {
+		return fmt.Errorf("write the world row: %w", err)
+	}
+	return nil
+}
+
 // StartClock sets the live clock's start to baseMS unless it is set, and
 // returns the start stored.
 func (w World) StartClock(ctx context.Context, baseMS int64) (int64, error) {

@@ -124,6 +124,20 @@ func testWorld(t *testing.T, open Opener) {
 		t.Errorf("world %+v, %v; want %+v", st, err, want)
 	}
 
+	put := sqlstore.WorldState{Seed: 9, Seeded: true, Tick: 40, BaseMS: 5000}
+	if err := w.Put(ctx, put); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = w.State(ctx); err != nil || st != put {
+		t.Errorf("after Put(%+v): %+v, %v", put, st, err)
+	}
+	if err := w.Put(ctx, sqlstore.WorldState{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = w.State(ctx); err != nil || st != (sqlstore.WorldState{}) {
+		t.Errorf("after Put of the zero state: %+v, %v", st, err)
+	}
+
 	ids, err := w.UserIDs(ctx)
 	if err != nil || !slices.Equal(ids, []int64{alice, bob, carol, erin}) {
 		t.Errorf("UserIDs = %v, %v; want the four full profiles [1 2 3 5] (the stub left out)", ids, err)

@@ -40,6 +40,16 @@ func TestLiveCommand(t *testing.T) {
 			}
 		}
 	}
+	// A copy lives on as the original does: the same next events.
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	if code, _, errOut := roost(t, "copy", "--from", db, "--to", cp); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, want, _ := roost(t, "live", "--db", db, "--events", "4")
+	code, got, errOut := roost(t, "live", "--db", cp, "--events", "4")
+	if code != 0 || got != want || !strings.Contains(got, `"tick":36`) {
+		t.Errorf("the copy's next events:\n%s\nthe original's:\n%s\n%s", got, want, errOut)
+	}
 }
 
 // TestServeLive: roost serve --live writes ticks while it serves, and
