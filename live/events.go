@@ -27,7 +27,7 @@ const (
 	pRecentTarget  = 0.7 // a target among the very newest posts (else any post of the ring)
 	recentMean     = 300 // mean distance back of such a target
 	pQuoteLink     = 0.6 // a quote ends with a link to the quoted post
-	mentionPool    = 3   // users a new post may mention
+	mentionPool    = 3   // users a new post mentions at most
 	maxUnfollowing = 20  // an unfollow picks among the newest accounts followed
 )
 
@@ -45,6 +45,7 @@ type maker struct {
 	ms  int64 // the tick's time
 	b   *social.Batch
 	ev  Event
+	err error // a read that failed inside the composer
 }
 
 // errSkip: this kind of event cannot be made now; the tick makes a post.
@@ -158,52 +159,56 @@ func (m *maker) target() (social.Post, social.User, error) {
 }
 
 // newPost starts the tick's post by author: a snowflake of the tick's time
-// that no stored post has.
+// that no stored post has (an id above every post the ring holds, the
+// newest, is none's).
 func (m *maker) newPost(author *social.User) (social.Post, error) {
+	ring := m.lw.ring
 	for {
 		id := snowflake(m.ms, m.r.Int64N(1024), m.r.Int64N(8))
-		_, err := m.lw.db.Post(m.ctx, id)
-		if errors.Is(err, social.ErrNotFound) {
+		taken := false
+		if len(ring) > 0 && id <= ring[len(ring)-1].ID {
+			_, err := m.lw.db.Post(m.ctx, id)
+			if err != nil && !errors.Is(err, social.ErrNotFound) {
+				return social.Post{}, err
+			}
+			taken = err == nil
+		}
+		if !taken {
 			m.ev.PostID = id
 			return social.Post{ID: id, AuthorID: author.ID, CreatedAt: m.ev.At, ConversationID: id, Views: new(int64)}, nil
-		}
-		if err != nil {
-			return social.Post{}, err
 		}
 	}
 }
 
-// mentions are the users a new post's text may mention: recent authors.
-func (m *maker) mentions(author *social.User) (func() *social.User, error) {
-	pool := make([]social.User, 0, mentionPool)
-	for range mentionPool {
+// mentions chooses the users a new post's text mentions, as it asks:
+// recent authors, each read when first needed (most texts mention no one).
+// A failed read mentions the author and is kept in m.err.
+func (m *maker) mentions(author *social.User) func() *social.User {
+	var pool []social.User
+	return func() *social.User {
+		if len(pool) == mentionPool {
+			return &pool[m.r.IntN(len(pool))]
+		}
 		u, err := m.anyone(1)
-		if err != nil {
-			return nil, err
+		if err != nil || u.ScreenName == "" {
+			if err != nil && m.err == nil {
+				m.err = err
+			}
+			u = *author
 		}
-		if u.ScreenName != "" {
-			pool = append(pool, u)
-		}
+		pool = append(pool, u)
+		return &pool[len(pool)-1]
 	}
-	if len(pool) == 0 {
-		pool = append(pool, *author)
-	}
-	k := 0
-	return func() *social.User { k++; return &pool[(k-1)%len(pool)] }, nil
 }
 
 // compose writes an original post: a reply to replyTo when not nil, a
 // quote ending with quoteLink when not "".
 func (m *maker) compose(p *social.Post, author, replyTo *social.User, quoteLink string) error {
-	mention, err := m.mentions(author)
-	if err != nil {
-		return err
-	}
-	if m.lw.texts.Compose(p, author, replyTo, quoteLink, mention) {
+	if m.lw.texts.Compose(p, author, replyTo, quoteLink, m.mentions(author)) {
 		author.MediaCount++
 	}
 	author.StatusesCount++
-	return nil
+	return m.err
 }
 
 // post is a new root post.
