@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -334,5 +335,53 @@ func TestParseRate(t *testing.T) {
 		if _, err := ParseRate(in); err == nil {
 			t.Errorf("ParseRate(%q) accepted", in)
 		}
+	}
+}
+
+// failing fails its first writes.
+type failing struct {
+	social.Writer
+	left atomic.Int32
+}
+
+func (f *failing) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	if f.left.Add(-1) >= 0 {
+		return social.WriteStats{}, errors.New("disk full")
+	}
+	return f.Writer.Write(ctx, b)
+}
+
+// TestRunRetries: Run makes ticks at its interval, makes a failed tick
+// again after a pause, and stops when its context ends.
+func TestRunRetries(t *testing.T) {
+	s := openSQLite(t, generated(t))
+	defer s.Close()
+	w := &failing{Writer: s}
+	w.left.Store(3)
+	lw, err := Open(context.Background(), s.World(), w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); lw.Run(ctx, time.Millisecond) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := s.World().State(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Tick >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tick %d after 20 s", st.Tick)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if w.left.Load() >= 0 {
+		t.Errorf("the failing writes were not all tried: %d left", w.left.Load())
 	}
 }

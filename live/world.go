@@ -183,9 +183,13 @@ func compare(a, b int64) int {
 	return 0
 }
 
+// maxPause is the longest pause after ticks that failed one after another.
+const maxPause = 5 * time.Second
+
 // Run makes a tick every interval until ctx ends. A tick that fails is
-// logged and made again at the next interval; a writer slower than
-// interval makes fewer ticks (the ticker drops the ones it missed).
+// logged and made again after a pause that doubles, up to maxPause, while
+// ticks keep failing; a writer slower than interval makes fewer ticks (the
+// ticker drops the ones it missed).
 func (lw *World) Run(ctx context.Context, interval time.Duration) {
 	tk := time.NewTicker(interval)
 	defer tk.Stop()
@@ -195,6 +199,7 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 		lw.log.Info("live world stopped", "ticks", n, "last_tick", lw.tick,
 			"per_second", float64(n)/max(time.Since(start).Seconds(), 1e-9))
 	}()
+	pause := time.Duration(0)
 	for {
 		select {
 		case <-ctx.Done():
@@ -206,9 +211,16 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 			if ctx.Err() != nil {
 				return
 			}
-			lw.log.Warn("live: tick failed; trying again", "err", err)
+			pause = min(max(2*pause, interval), maxPause)
+			lw.log.Warn("live: tick failed; trying again", "err", err, "in", pause)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(pause):
+			}
 			continue
 		}
+		pause = 0
 		lw.log.Debug("live tick", "tick", ev.Tick, "kind", ev.Kind, "user", ev.UserID, "post", ev.PostID, "target", ev.Target)
 	}
 }
