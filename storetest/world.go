@@ -124,6 +124,12 @@ func testWorld(t *testing.T, open Opener) {
 		t.Errorf("world %+v, %v; want %+v", st, err, want)
 	}
 
+	// DeleteFollows says which edges it deleted (the write path's changes).
+	gone, err := sqlstore.DeleteFollows(ctx, w.Write, []social.Follow{{FollowerID: bob, FolloweeID: alice}, {FollowerID: alice, FolloweeID: dave}})
+	if err != nil || len(gone) != 1 || gone[0].FollowerID != bob || gone[0].FolloweeID != alice || !gone[0].CreatedAt.Equal(at(1)) {
+		t.Errorf("DeleteFollows(bob→alice, alice→dave) = %+v, %v; want bob→alice of %v alone", gone, err, at(1))
+	}
+
 	put := sqlstore.WorldState{Seed: 9, Seeded: true, Tick: 40, BaseMS: 5000}
 	if err := w.Put(ctx, put); err != nil {
 		t.Fatal(err)
