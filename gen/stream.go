@@ -80,7 +80,8 @@ type stream struct {
 	lg       *rng // likes: a stream of their own (see likes.go)
 	c        composer
 
-	tokens *quantiles // tokens per post: log-normal, median 11
+	tokens      *quantiles  // tokens per post (newTokens)
+	mentionPick mentionFunc // users by popularity
 
 	size    int // posts per group
 	groups  []*group
@@ -105,13 +106,19 @@ func newStream(ctx context.Context, n *network, w social.Writer, progress func(i
 	s := &stream{n: n, ctx: ctx, w: w, progress: progress, g: newRNG(n.cfg.Seed, streamPosts, 0),
 		lg: newRNG(n.cfg.Seed, streamLikes, 0), c: composer{buf: make([]byte, 0, 2048)},
 		size: size, groups: make([]*group, count), total: int64(n.cfg.Posts), lastMS: -1}
-	s.tokens = newQuantiles(func(p float64) float64 {
-		return min(max(math.Exp(2.4+0.6*math.Sqrt2*math.Erfinv(2*p-1)), 1), 60)
-	})
+	s.tokens = newTokens()
+	s.mentionPick = func(g *rng) *social.User { return &n.users[n.popPick.pick(g)] }
 	for i := range s.groups {
 		s.groups[i] = &group{}
 	}
 	return s
+}
+
+// newTokens tabulates the tokens per post: log-normal, median 11.
+func newTokens() *quantiles {
+	return newQuantiles(func(p float64) float64 {
+		return min(max(math.Exp(2.4+0.6*math.Sqrt2*math.Erfinv(2*p-1)), 1), 60)
+	})
 }
 
 // run writes every post.

@@ -183,10 +183,12 @@ func (c *composer) numbered(k int) {
 	c.n += len(c.buf) - before
 }
 
+// mentionFunc chooses a user to mention.
+type mentionFunc func(g *rng) *social.User
+
 // body appends up to about tokens tokens of running text in language l,
-// keeping reserve code points free.
-func (c *composer) body(g *rng, n *network, l *lang, tokens, reserve int) {
-	v := n.v
+// keeping reserve code points free; mention chooses whom it mentions.
+func (c *composer) body(g *rng, v *vocab, l *lang, tokens, reserve int, mention mentionFunc) {
 	for range tokens {
 		x := g.intn(1024)
 		switch {
@@ -203,7 +205,7 @@ func (c *composer) body(g *rng, n *network, l *lang, tokens, reserve int) {
 			}
 			c.hashtag(t)
 		case x < 87:
-			u := &n.users[n.popPick.pick(g)]
+			u := mention(g)
 			if !c.fits(len(u.ScreenName)+1, reserve) {
 				return
 			}

@@ -163,3 +163,24 @@ func numbered(q string) string {
 	}
 	return b.String()
 }
+
+// txDB runs sqlstore's statements in a write transaction.
+type txDB struct{ tx pgx.Tx }
+
+// Query runs query in the transaction and calls each for every row.
+func (d txDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
+	rows, err := d.tx.Query(ctx, numbered(query), args...)
+	if err != nil {
+		return fmt.Errorf("postgres: query: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: query: %w", err)
+	}
+	return nil
+}

@@ -156,3 +156,8 @@ func (s *Store) Gateway() sqlstore.Gateway {
 	db := pgDB{pool: s.pool, numbered: &sync.Map{}}
 	return sqlstore.Gateway{Read: db, Write: db}
 }
+
+// World is the living world's storage; its reads go to the primary.
+func (s *Store) World() sqlstore.World {
+	return sqlstore.World{Reader: s.primary, Write: pgDB{pool: s.pool, numbered: &sync.Map{}}}
+}

@@ -69,7 +69,13 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
 				return err
 			}
-			return writeRelations(ctx, tx, b, first)
+			if err := writeRelations(ctx, tx, b, first); err != nil {
+				return err
+			}
+			if b.LiveTick != 0 {
+				return sqlstore.AdvanceTick(ctx, txDB{tx}, b.LiveTick)
+			}
+			return nil
 		})
 		if direct && errors.Is(err, errCopyConflict) {
 			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)

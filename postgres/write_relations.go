@@ -185,6 +185,11 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 			return []any{m.CommunityID, m.UserID, m.Role, joined, sqlstore.MemberSortKey(rank, joined)}
 		})},
 	}
+	if len(b.Unfollows) > 0 {
+		if _, err := sqlstore.DeleteFollows(ctx, txDB{tx}, b.Unfollows); err != nil {
+			return err
+		}
+	}
 	for _, j := range jobs {
 		if err := writeRows(ctx, tx, j.spec, j.rows, first); err != nil {
 			return err

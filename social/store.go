@@ -96,6 +96,10 @@ type Reader interface {
 }
 
 // Batch is a set of values written together, in one transaction.
+//
+// The new fields since the first release are tagged omitempty, so that a
+// batch without them encodes as before (gen's stability test hashes
+// encoded batches).
 type Batch struct {
 	Users            []User
 	Posts            []Post
@@ -110,13 +114,27 @@ type Batch struct {
 	Communities      []Community
 	CommunityMembers []CommunityMember
 	Spaces           []Space
+
+	// Unfollows are follow edges to delete (CreatedAt is ignored), deleted
+	// before Follows are written: a pair in both ends up followed. An edge
+	// that is not stored is no error. Neither a follow nor an unfollow
+	// changes a count: FollowersCount and FriendsCount are the profile's
+	// own values, written with its User (a harvested profile's count is
+	// the network's, far beyond the stored edges), so a writer that moves
+	// them writes the users too.
+	Unfollows []Follow `json:",omitempty"`
+	// LiveTick, above 0, makes the batch tick LiveTick of the living world
+	// (package live): the tick is recorded as the last one in the same
+	// transaction, and the write fails with ErrConflict, writing nothing,
+	// unless the stored last tick is LiveTick-1.
+	LiveTick int64 `json:",omitempty"`
 }
 
 // Len is the number of values in the batch.
 func (b *Batch) Len() int {
 	return len(b.Users) + len(b.Posts) + len(b.Follows) + len(b.Reposts) + len(b.Affiliations) +
 		len(b.Highlights) + len(b.Likes) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
-		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces)
+		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces) + len(b.Unfollows)
 }
 
 // WriteStats counts what a Write did with users and posts.

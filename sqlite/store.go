@@ -202,3 +202,9 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 func (s *Store) Gateway() sqlstore.Gateway {
 	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.write.QueryContext)}
 }
+
+// World is the living world's storage; its writes go through the one
+// write connection.
+func (s *Store) World() sqlstore.World {
+	return sqlstore.World{Reader: s.Reader, Write: sqlDB(s.write.QueryContext)}
+}

@@ -52,6 +52,11 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	if err := w.ix.flush(w); err != nil {
 		return social.WriteStats{}, err
 	}
+	if b.LiveTick != 0 {
+		if err := sqlstore.AdvanceTick(ctx, sqlDB(tx.QueryContext), b.LiveTick); err != nil {
+			return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
 	}

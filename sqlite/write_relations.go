@@ -1,12 +1,17 @@
 package sqlite
 
 import (
+	"fmt"
+
 	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlstore"
 )
 
 // relations writes every relation and the lists and communities of a batch.
 func (w *batchWriter) relations(b *social.Batch) error {
+	if err := w.unfollow(b.Unfollows); err != nil {
+		return err
+	}
 	if err := pairs(w, "follows (follower_id, followee_id", b.Follows, func(f social.Follow) []any {
 		return []any{f.FollowerID, f.FolloweeID, sqlstore.Micros(f.CreatedAt)}
 	}); err != nil {
@@ -96,4 +101,15 @@ func pairs[T any](w *batchWriter, into string, rows []T, args func(T) []any) err
 	}
 	return w.execRows(`INSERT INTO `+into+`, created_at) VALUES `, "(?,?,?)",
 		` ON CONFLICT DO UPDATE SET created_at = excluded.created_at`, 3, relationChunk, flat)
+}
+
+// unfollow deletes the batch's unfollowed edges.
+func (w *batchWriter) unfollow(fs []social.Follow) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	if _, err := sqlstore.DeleteFollows(w.ctx, sqlDB(w.tx.QueryContext), fs); err != nil {
+		return fmt.Errorf("sqlite: write: %w", err)
+	}
+	return nil
 }

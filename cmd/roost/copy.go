@@ -49,6 +49,9 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := copyWorld(ctx, src, dst); err != nil {
+		return err
+	}
 	after, err := dst.Counts(ctx)
 	if err != nil {
 		return err
@@ -64,4 +67,22 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", n, sent[n], after[n])
 	}
 	return tw.Flush()
+}
+
+// copyWorld copies the world row (the gen seed, the living world's tick
+// and clock), so that the copy lives on as the original would.
+func copyWorld(ctx context.Context, src, dst any) error {
+	from, ok1 := worldOf(src)
+	to, ok2 := worldOf(dst)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	st, err := from.State(ctx)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	if err := to.Put(ctx, st); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	return nil
 }

@@ -14,7 +14,7 @@ func cmdGen(ctx context.Context, e *env, args []string) error {
 	def := gen.DefaultConfig()
 	fs := newFlags(e, "gen", "gen --db DB [--seed N] [--users N] [--posts N]")
 	db := fs.String("db", "", "database to write into: SQLite file path or postgres:// URL (required)")
-	seed := fs.Int64("seed", def.Seed, "random seed; the same seed and sizes give the same network")
+	seed := fs.Int64("seed", def.Seed, "random seed; the same seed and sizes give the same network (recorded in the database for roost live and serve --live)")
 	users := fs.Int("users", def.Users, "number of accounts")
 	posts := fs.Int("posts", def.Posts, "number of posts of every kind (replies, quotes, reposts included)")
 	if err := parse(fs, args, false); err != nil {
@@ -47,6 +47,9 @@ func generate(ctx context.Context, e *env, w social.Writer, cfg gen.Config) (gen
 	sum, err := gen.Generate(ctx, w, cfg, func(n int) { p.Set(int64(n)) })
 	p.Finish()
 	if err != nil {
+		return sum, fmt.Errorf("generate: %w", err)
+	}
+	if err := recordSeed(ctx, w, cfg.Seed); err != nil {
 		return sum, fmt.Errorf("generate: %w", err)
 	}
 	el := time.Since(start)

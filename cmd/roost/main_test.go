@@ -78,6 +78,13 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"serve", "--search-timeout", "soon"}, 2, "invalid value"},
 		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--addr", "nope"}, 1, "missing port in address"},
+		{[]string{"live", "--help"}, 0, "-events"},
+		{[]string{"live"}, 2, "--db is required"},
+		{[]string{"live", "--db", "x.db"}, 2, "--events must be more than 0"},
+		{[]string{"live", "--db", "x.db", "--events", "3", "--rate", "fast"}, 2, `--rate: rate "fast": want N/s, N/m or N/h`},
+		{[]string{"serve", "--live", "5/d"}, 2, `--live: rate "5/d": want N/s, N/m or N/h`},
+		{[]string{"serve", "--live", "20000/s"}, 2, "at most 10000 events a second"},
+		{[]string{"serve", "--live", "5/s", "--upstream", "http://127.0.0.1:1"}, 2, "use one or the other"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

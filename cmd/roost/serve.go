@@ -18,6 +18,7 @@ import (
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/gen"
 	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/live"
 	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
 )
@@ -47,6 +48,8 @@ type serveConfig struct {
 	maxConcurrent  int
 	config         string
 	printConfig    bool
+	live           string
+	liveEvery      time.Duration
 	gw             *gatewayFlags
 }
 
@@ -88,6 +91,7 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted)")
 	fs.StringVar(&c.config, "config", "", "YAML file of settings named as these flags (or ROOST_CONFIG)")
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
+	fs.StringVar(&c.live, "live", "", "keep the network moving while serving: at most RATE events (N/s, N/m or N/h, e.g. 5/s; default off; see roost live --help)")
 	c.gw = addGatewayFlags(fs)
 	usage := fs.Usage
 	fs.Usage = func() { usage(); fmt.Fprint(e.stdout, sandboxNote) }
@@ -136,6 +140,14 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 		return nil, nil, nil, usageError("--db-read needs a postgres:// --db (a SQLite file has no standbys)")
 	case c.maxReplicaLag <= 0:
 		return nil, nil, nil, usageError("--max-replica-lag must be more than 0")
+	}
+	if c.live != "" {
+		if c.liveEvery, err = live.ParseRate(c.live); err != nil {
+			return nil, nil, nil, usageError("--live: %v", err)
+		}
+		if *c.gw.url != "" {
+			return nil, nil, nil, usageError("--live moves the local network, but with --upstream the data endpoints answer from upstream: use one or the other")
+		}
 	}
 	if err := c.gw.validate(); err != nil {
 		return nil, nil, nil, err
@@ -229,6 +241,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.live != "" {
+		lw, err := openLive(ctx, e, s)
+		if err != nil {
+			return fmt.Errorf("--live: %w", err)
+		}
+		liveCtx, stopLive := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); lw.Run(liveCtx, c.liveEvery) }()
+		defer func() { stopLive(); <-done }()
+		fmt.Fprintf(e.stderr, "living world on: at most %s events\n", c.live)
 	}
 	limiter, err := newLimiter(s)
 	if err != nil {

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/roostapi/roost/live"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
+)
+
+// worldOf is the living world's storage of a store.
+func worldOf(s any) (sqlstore.World, bool) {
+	w, ok := s.(interface{ World() sqlstore.World })
+	if !ok {
+		return sqlstore.World{}, false
+	}
+	return w.World(), true
+}
+
+// recordSeed records the seed a network was generated with, for the
+// living world.
+func recordSeed(ctx context.Context, w social.Writer, seed int64) error {
+	if world, ok := worldOf(w); ok {
+		return world.SetSeed(ctx, seed)
+	}
+	return nil
+}
+
+// openLive opens the living world of store s and says on stderr where it
+// starts.
+func openLive(ctx context.Context, e *env, s social.Store) (*live.World, error) {
+	world, ok := worldOf(s)
+	if !ok {
+		return nil, fmt.Errorf("the store %T keeps no living world", s)
+	}
+	lw, err := live.Open(ctx, world, s, e.log)
+	if err != nil {
+		return nil, err
+	}
+	seed, recorded := lw.Seed()
+	from := "the seed roost gen recorded"
+	if !recorded {
+		from = "no seed recorded (not made by roost gen): seed 0"
+	}
+	fmt.Fprintf(e.stderr, "living world of seed %d (%s), after tick %d\n", seed, from, lw.Tick())
+	return lw, nil
+}
+
+func cmdLive(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "live", "live --db DB --events N [--rate RATE]")
+	db := fs.String("db", "", "database to move: SQLite file path or postgres:// URL (required)")
+	events := fs.Int("events", 0, "events to make, one per tick, continuing from the last tick written (required)")
+	rate := fs.String("rate", "", "at most this many events: N/s, N/m or N/h (default: as fast as the database takes them)")
+	fs.Usage = liveUsage(e, fs.Usage)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *db == "" {
+		return usageError("--db is required")
+	}
+	if *events <= 0 {
+		return usageError("--events must be more than 0")
+	}
+	var every time.Duration
+	if *rate != "" {
+		var err error
+		if every, err = live.ParseRate(*rate); err != nil {
+			return usageError("--rate: %v", err)
+		}
+	}
+	s, err := openStore(ctx, *db, e.log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	lw, err := openLive(ctx, e, s)
+	if err != nil {
+		return err
+	}
+	var tk *time.Ticker
+	if every > 0 {
+		tk = time.NewTicker(every)
+		defer tk.Stop()
+	}
+	enc := json.NewEncoder(e.stdout)
+	start := time.Now()
+	for i := range *events {
+		if tk != nil && i > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tk.C:
+			}
+		}
+		ev, err := lw.Step(ctx)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+	}
+	el := time.Since(start)
+	fmt.Fprintf(e.stderr, "made %d events (to tick %d) in %s (%.0f events/s)\n", *events, lw.Tick(),
+		el.Round(time.Millisecond), float64(*events)/el.Seconds())
+	return nil
+}
+
+// liveUsage adds what an event is to the flags' usage.
+func liveUsage(e *env, flags func()) func() {
+	return func() {
+		flags()
+		fmt.Fprint(e.stdout, `
+Each event is one tick of the living world, written in one transaction
+with the tick's number: a post, reply, quote, repost, like, follow,
+unfollow or profile edit, drawn from the seed roost gen recorded in the
+database (seed 0 when none was: a database of imports) and the tick's
+number alone. The same database and the same ticks give the same data.
+Ids and times continue the database's snowflake timeline, one second of
+network time per tick. Each event is printed on stdout as a JSON line.
+`)
+	}
+}

@@ -1,0 +1,234 @@
+// Package live keeps a stored network moving: each tick of the living
+// world is one event (a post, reply, quote, repost, like, follow, unfollow
+// or profile edit) written as one batch through the store's Write, drawn
+// from the seed roost gen recorded and the tick's number alone, so that the
+// same database and the same ticks give the same data byte for byte. Ids
+// and times continue the database's snowflake timeline; the last tick is
+// recorded with each tick's data, so a restart continues where it stopped.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
+)
+
+// Clock: tick t happens at a time in [base+(t-1)·TickMS, base+t·TickMS),
+// base being a second after the newest post when the first tick was made
+// (or EmptyBaseMS in a database without posts).
+const (
+	TickMS      = 1000
+	EmptyBaseMS = 1780272000000 // 2026-06-01T00:00:00Z, where roost gen's year of posts ends
+)
+
+// ringSize is how many of the newest posts ticks reply to, quote, repost
+// and like.
+const ringSize = 4096
+
+// ErrNoUsers: the database holds no profile to act.
+var ErrNoUsers = errors.New("the database holds no user profiles: the living world has no one to act")
+
+// World is a living world over one database. Its methods are not safe for
+// concurrent use.
+type World struct {
+	db    sqlstore.World
+	w     social.Writer
+	log   *slog.Logger
+	texts *gen.Texts
+
+	seed   int64
+	seeded bool
+	tick   int64 // the last tick written
+	baseMS int64
+	users  []int64            // full profiles, ascending
+	ring   []sqlstore.PostRef // the newest posts, ascending
+}
+
+// Open reads the world's state from db; its ticks are written through w
+// (the store db belongs to). A database without a recorded seed (one that
+// holds imports only) lives from seed 0.
+func Open(ctx context.Context, db sqlstore.World, w social.Writer, log *slog.Logger) (*World, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lw := &World{db: db, w: w, log: log, texts: gen.NewTexts()}
+	if err := lw.load(ctx); err != nil {
+		return nil, err
+	}
+	return lw, nil
+}
+
+// load reads everything a tick is made from: what a restart reads equals
+// what the ticks before it left in memory.
+func (lw *World) load(ctx context.Context) error {
+	st, err := lw.db.State(ctx)
+	if err != nil {
+		return fmt.Errorf("live: %w", err)
+	}
+	if lw.users, err = lw.db.UserIDs(ctx); err != nil {
+		return fmt.Errorf("live: users: %w", err)
+	}
+	if len(lw.users) == 0 {
+		return fmt.Errorf("live: %w", ErrNoUsers)
+	}
+	if lw.ring, err = lw.db.RecentPosts(ctx, ringSize); err != nil {
+		return fmt.Errorf("live: recent posts: %w", err)
+	}
+	lw.seed, lw.seeded, lw.tick, lw.baseMS = st.Seed, st.Seeded, st.Tick, st.BaseMS
+	if lw.baseMS == 0 {
+		base := int64(EmptyBaseMS)
+		if n := len(lw.ring); n > 0 {
+			if ms := snowflakeMS(lw.ring[n-1].ID); ms > sqlstore.SnowflakeEpochMS {
+				base = ms + TickMS
+			}
+		}
+		if lw.baseMS, err = lw.db.StartClock(ctx, base); err != nil {
+			return fmt.Errorf("live: %w", err)
+		}
+	}
+	return nil
+}
+
+// Seed is the seed the world lives from, and whether roost gen recorded
+// it (else it is 0).
+func (lw *World) Seed() (int64, bool) { return lw.seed, lw.seeded }
+
+// Tick is the last tick written (0 before the first).
+func (lw *World) Tick() int64 { return lw.tick }
+
+// Event is what a tick did.
+type Event struct {
+	Tick   int64     `json:"tick"`
+	Kind   string    `json:"kind"`                     // one of the Kind constants
+	UserID int64     `json:"user_id,string"`           // who acted
+	PostID int64     `json:"post_id,string,omitempty"` // the new post, or the post liked
+	Target int64     `json:"target,string,omitempty"`  // the post replied to, quoted or reposted; the user followed or unfollowed
+	At     time.Time `json:"at"`
+}
+
+// Kinds of events.
+const (
+	KindPost     = "post"
+	KindReply    = "reply"
+	KindQuote    = "quote"
+	KindRepost   = "repost"
+	KindLike     = "like"
+	KindFollow   = "follow"
+	KindUnfollow = "unfollow"
+	KindProfile  = "profile"
+)
+
+// Step makes and writes the next tick. When another writer wrote that tick
+// meanwhile (social.ErrConflict), Step reads the state again and makes the
+// tick after the stored one.
+func (lw *World) Step(ctx context.Context) (Event, error) {
+	for tries := 0; ; tries++ {
+		t := lw.tick + 1
+		b, ev, err := lw.make(ctx, t)
+		if err != nil {
+			return ev, fmt.Errorf("live: tick %d: %w", t, err)
+		}
+		b.LiveTick = t
+		_, err = lw.w.Write(ctx, b)
+		if errors.Is(err, social.ErrConflict) && tries < 3 {
+			lw.log.Info("live: another writer wrote this tick: reading the world again", "tick", t)
+			if err := lw.load(ctx); err != nil {
+				return ev, err
+			}
+			continue
+		}
+		if err != nil {
+			return ev, fmt.Errorf("live: tick %d: %w", t, err)
+		}
+		lw.tick = t
+		for _, p := range b.Posts {
+			lw.remember(p)
+		}
+		return ev, nil
+	}
+}
+
+// remember puts a new post into the ring of the newest posts, as a load
+// would find it.
+func (lw *World) remember(p social.Post) {
+	ref := sqlstore.PostRef{ID: p.ID, AuthorID: p.AuthorID, RepostOfID: p.RepostOfID}
+	i, found := slices.BinarySearchFunc(lw.ring, p.ID, func(r sqlstore.PostRef, id int64) int { return compare(r.ID, id) })
+	if found {
+		return
+	}
+	if len(lw.ring) == ringSize {
+		if i == 0 {
+			return
+		}
+		lw.ring = slices.Delete(lw.ring, 0, 1)
+		i--
+	}
+	lw.ring = slices.Insert(lw.ring, i, ref)
+}
+
+func compare(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// maxPause is the longest pause after ticks that failed one after another.
+const maxPause = 5 * time.Second
+
+// Run makes a tick every interval until ctx ends. A tick that fails is
+// logged and made again after a pause that doubles, up to maxPause, while
+// ticks keep failing; a writer slower than interval makes fewer ticks (the
+// ticker drops the ones it missed).
+func (lw *World) Run(ctx context.Context, interval time.Duration) {
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	start, first := time.Now(), lw.tick
+	defer func() {
+		n := lw.tick - first
+		lw.log.Info("live world stopped", "ticks", n, "last_tick", lw.tick,
+			"per_second", float64(n)/max(time.Since(start).Seconds(), 1e-9))
+	}()
+	pause := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+		}
+		ev, err := lw.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			pause = min(max(2*pause, interval), maxPause)
+			lw.log.Warn("live: tick failed; trying again", "err", err, "in", pause)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(pause):
+			}
+			continue
+		}
+		pause = 0
+		lw.log.Debug("live tick", "tick", ev.Tick, "kind", ev.Kind, "user", ev.UserID, "post", ev.PostID, "target", ev.Target)
+	}
+}
+
+// snowflakeMS is the Unix millisecond time of a snowflake id.
+func snowflakeMS(id int64) int64 { return id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS }
+
+// snowflake is the id of millisecond ms from worker and sequence.
+func snowflake(ms, worker, seq int64) int64 {
+	return (ms-sqlstore.SnowflakeEpochMS)<<sqlstore.SnowflakeShift | (worker&1023)<<12 | seq&4095
+}
