@@ -57,6 +57,8 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"keys", "--help"}, 0, "create --credits USD"},
 		{[]string{"copy", "--help"}, 0, "-from"},
 		{[]string{"bench", "--help"}, 0, "-requests"},
+		{[]string{"harvest", "--help"}, 0, "-ahead"},
+		{[]string{"harvest", "--base-url", "http://127.0.0.1:1", "--key", "k", "search", "x", "--out", "o.jsonl", "--ahead", "-1"}, 2, "--ahead must be between 0 and 1000"},
 		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus\nRun 'roost serve --help' for usage.\n"},
 		{[]string{"keys", "create", "--bogus"}, 2, "flag provided but not defined: -bogus\nRun 'roost keys --help' for usage.\n"},
 		{[]string{"--version"}, 0, "roost "},
