@@ -40,7 +40,7 @@ var (
 	upErr  error
 )
 
-func newUpstream(t *testing.T) upstream {
+func newUpstream(t testing.TB) upstream {
 	t.Helper()
 	upOnce.Do(func() {
 		ctx := context.Background()
