@@ -6,9 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +20,7 @@ import (
 	"github.com/roostapi/roost/sqlite"
 )
 
-// BenchmarkHarvest harvests ROOST_BENCH_POSTS posts (default 100,000) of
+// BenchmarkHarvest harvests 100,000 posts of
 // a search for every post (since:2000-01-01, 20 a page) from an
 // in-process roost over a generated network into a new SQLite file, once
 // serially (Ahead 0: fetch, store, checkpoint, one page at a time) and
@@ -30,14 +28,7 @@ import (
 // per second of wall time of each and their ratio. The upstream and the
 // harvester share the machine.
 func BenchmarkHarvest(b *testing.B) {
-	n := 100_000
-	if s := os.Getenv("ROOST_BENCH_POSTS"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			b.Fatalf("ROOST_BENCH_POSTS=%q is not a positive number", s)
-		}
-		n = v
-	}
+	const n = 100_000
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "up.db"), nil)
 	if err != nil {
