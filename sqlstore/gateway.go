@@ -198,6 +198,9 @@ func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cos
 // budget. A reservation already reclaimed (the call outlived
 // ReclaimHolds' bound) has spent counted all the same.
 func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spent int64) error {
+	if len(budgets) == 0 { // nothing was reserved
+		return nil
+	}
 	held := map[string]bool{}
 	err := g.Write.Query(ctx, `UPDATE upstream_holds SET spent = ? WHERE hold = ? RETURNING period`, []any{spent, hold},
 		func(r Rows) error {
