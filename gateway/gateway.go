@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +47,12 @@ type Config struct {
 	// Fresh is how long a cached page of each class is served (missing
 	// classes: DefaultFresh).
 	Fresh map[string]time.Duration
+	// HoldExpiry bounds an upstream call (retries included): a budget
+	// reservation older than that was left by a crash and is released
+	// (0: DefaultHoldExpiry).
+	HoldExpiry time.Duration
+	// CacheMaxAge is how long a cached page is kept (0: for ever).
+	CacheMaxAge time.Duration
 	// Now is the clock (nil: time.Now); Log the logger (nil: discard);
 	// Registry receives the metrics (nil: none kept).
 	Now      func() time.Time
@@ -52,12 +60,20 @@ type Config struct {
 	Registry prometheus.Registerer
 }
 
+// DefaultHoldExpiry is how long a budget reservation may live.
+const DefaultHoldExpiry = 10 * time.Minute
+
+// maintainEvery is how often fetching upstream also runs Maintain.
+const maintainEvery = time.Minute
+
 // Gateway is an httpapi.Upstream.
 type Gateway struct {
 	cfg     Config
 	fresh   map[string]time.Duration
 	flight  singleflight.Group
 	metrics *metrics
+	// maintained is when Maintain last ran (unix nanoseconds).
+	maintained atomic.Int64
 }
 
 var _ httpapi.Upstream = (*Gateway)(nil)
@@ -75,6 +91,9 @@ func New(cfg Config) *Gateway {
 	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.HoldExpiry <= 0 {
+		cfg.HoldExpiry = DefaultHoldExpiry
 	}
 	fresh := make(map[string]time.Duration, len(DefaultFresh))
 	for c, d := range DefaultFresh {
@@ -157,20 +176,25 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 		return f, nil
 	}
 	now := g.cfg.Now()
+	g.maybeMaintain(ctx, now)
 	limits := budgets(g.cfg.Limits, now)
 	reserved := int64(max(req.MaxItems, 1)) * g.cfg.Price
-	if err := g.cfg.Store.Reserve(ctx, limits, reserved); err != nil {
+	hold := rand.Text()
+	if err := g.cfg.Store.Reserve(ctx, hold, limits, reserved, now); err != nil {
 		if errors.Is(err, sqlstore.ErrBudgetSpent) {
 			g.metrics.calls.WithLabelValues(req.Route, "budget").Inc()
 			return f, &httpapi.Answer{Status: http.StatusPaymentRequired, Message: MsgBudgetSpent}
 		}
 		return f, err
 	}
-	body, items, err := g.cfg.Client.Raw(ctx, req.Method, req.Path, req.Query, req.Body, req.MaxItems)
+	// The call ends before its reservation could be taken for a crash's.
+	callCtx, cancel := context.WithTimeout(ctx, g.cfg.HoldExpiry-g.cfg.HoldExpiry/10)
+	body, items, err := g.cfg.Client.Raw(callCtx, req.Method, req.Path, req.Query, req.Body, req.MaxItems)
+	cancel()
 	if err == nil {
 		f.cost = min(int64(items)*g.cfg.Price, reserved)
 	}
-	if serr := g.cfg.Store.Settle(ctx, limits, reserved, f.cost); serr != nil {
+	if serr := g.cfg.Store.Settle(ctx, hold, limits, f.cost); serr != nil {
 		g.cfg.Log.ErrorContext(ctx, "settle upstream budget", "request_id", req.RequestID, "err", serr)
 	}
 	g.metrics.spend.WithLabelValues(req.Route).Add(float64(f.cost))
@@ -229,4 +253,44 @@ func cacheKey(req httpapi.UpstreamRequest) string {
 	h.Write([]byte(req.Route + "\x00" + strings.Join(req.PathValues, "\x00") + "\x00\x00" + req.Query.Encode() + "\x00"))
 	h.Write(req.Body)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Maintain releases the budget reservations of calls a crash cut short
+// (older than HoldExpiry) and deletes cached pages older than
+// CacheMaxAge. roost serve runs it at start-up; fetching upstream runs it
+// again at most once a minute.
+func (g *Gateway) Maintain(ctx context.Context) error {
+	now := g.cfg.Now()
+	g.maintained.Store(now.UnixNano())
+	calls, micros, err := g.cfg.Store.ReclaimHolds(ctx, now.Add(-g.cfg.HoldExpiry))
+	if err != nil {
+		return err
+	}
+	if calls > 0 {
+		g.cfg.Log.WarnContext(ctx, "released the upstream budget reservations of calls cut short", "calls", calls,
+			"micro_usd", micros, "older_than", g.cfg.HoldExpiry)
+	}
+	if g.cfg.CacheMaxAge <= 0 {
+		return nil
+	}
+	n, err := g.cfg.Store.PrunePages(ctx, now.Add(-g.cfg.CacheMaxAge))
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		g.cfg.Log.InfoContext(ctx, "pruned cached pages", "pages", n, "older_than", g.cfg.CacheMaxAge)
+	}
+	return nil
+}
+
+// maybeMaintain runs Maintain when it last ran a minute or more before
+// now, on one of the requests that find it so.
+func (g *Gateway) maybeMaintain(ctx context.Context, now time.Time) {
+	last := g.maintained.Load()
+	if now.UnixNano()-last < int64(maintainEvery) || !g.maintained.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	if err := g.Maintain(ctx); err != nil {
+		g.cfg.Log.ErrorContext(ctx, "gateway maintenance", "err", err)
+	}
 }

@@ -1,8 +1,9 @@
 // Package harvest walks an endpoint of any server that speaks roost's API
 // (the hosted service or another roost) through package client and hands
-// each page to a sink: a roost database or a JSON-lines file. A checkpoint
-// written after every durable page lets an interrupted run resume exactly
-// where it stopped, with no gap and no duplicate.
+// the pages to a sink: a roost database or a JSON-lines file. One goroutine
+// fetches while another stores what was fetched, several pages a write; a
+// checkpoint written after every durable write lets an interrupted run
+// resume exactly where it stopped, with no gap and no duplicate.
 package harvest
 
 import (
@@ -63,7 +64,16 @@ type Job struct {
 	// MaxItems stops the harvest after this many items (0: no limit); the
 	// last page is cut to fit.
 	MaxItems int
+	// Ahead is how many fetched pages may wait while the sink stores
+	// earlier ones; the sink takes every waiting page in one write. 0
+	// fetches a page only after the one before is stored, one page a
+	// write. A crash loses the pages fetched but not yet stored (at most
+	// 2×Ahead+1): --resume fetches them, and pays for them, again.
+	Ahead int
 }
+
+// DefaultAhead is the Ahead of roost harvest unless --ahead says otherwise.
+const DefaultAhead = 16
 
 // Page is one page for a sink.
 type Page struct {
@@ -74,6 +84,8 @@ type Page struct {
 	// Relation is what the page's users are to the harvested id (for
 	// followers, following, members and reposters), else nil.
 	Relation *Relation
+	// Values is what a Preparer read from the page (nil until then).
+	Values *social.Batch
 }
 
 // Relation ties the users of a page to Of; the first item of a harvest is
@@ -88,9 +100,17 @@ type Relation struct {
 	First int
 }
 
-// Sink stores pages. Write must have made the page durable when it returns.
+// Sink stores pages. Write must have made every page durable when it
+// returns nil; after an error any prefix of them may be stored, and the
+// harvest fetches them again when resumed (a sink keeps them once).
 type Sink interface {
-	Write(ctx context.Context, p Page) error
+	Write(ctx context.Context, pages []Page) error
+}
+
+// Preparer is a Sink that reads each page as soon as it is fetched, on
+// the fetching goroutine, while earlier pages are being stored.
+type Preparer interface {
+	Prepare(p *Page) error
 }
 
 // Stats is what a harvest did so far.
@@ -123,11 +143,12 @@ type Checkpoint struct {
 }
 
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and
-// hands every page to sink, calling save with the checkpoint after each
-// page is durable and progress with the running stats. missing receives
-// each id of a by-ids harvest that the server did not return. Run ends at
-// the last page, at MaxItems, when the client's budget would be crossed
-// (Stats.Stopped says so) or at the first error.
+// hands the pages to sink, calling save with the checkpoint after each
+// write is durable and progress with the running stats. missing receives,
+// once it is durable, each id of a by-ids harvest that the server did not
+// return. Run ends at the last page, at MaxItems, when the client's budget
+// would be crossed (Stats.Stopped says so) or at the first error; the
+// pages fetched before an error are stored first.
 func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
 	progress func(Stats), missing func(id int64)) (Stats, error) {
 	if _, ok := Kinds()[job.Kind]; !ok {
@@ -139,37 +160,171 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 	if cp.Query == "" {
 		cp.Query = job.Arg
 	}
-	st := step{c: c, job: job, cp: cp}
-	before := cp.Stats.Spent // spent by the runs this one resumes
-	for !cp.Done {
-		if job.MaxItems > 0 && cp.Stats.Items >= job.MaxItems {
-			cp.Stats.Stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
-			break
-		}
-		p, err := st.next(ctx, missing)
-		if errors.Is(err, client.ErrBudget) {
-			cp.Stats.Stopped = "the next page could cross --max-cost"
-			break
-		}
-		if err != nil {
-			return cp.Stats, err
-		}
-		if p.Items > 0 || len(p.Raw) > 0 {
-			if err := sink.Write(ctx, p); err != nil {
-				return cp.Stats, fmt.Errorf("harvest: store page %d: %w", cp.Stats.Pages+1, err)
+	f := &fetcher{c: c, job: job, ahead: *cp, out: make(chan fetched, max(job.Ahead, 0)), quit: make(chan struct{})}
+	f.prep, _ = sink.(Preparer)
+	if job.Ahead <= 0 {
+		f.stored = make(chan struct{})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.run(ctx)
+	}()
+	defer func() {
+		close(f.quit)
+		<-done // the client is not used after Run returns
+	}()
+	// Pages fetched before Ctrl-C are stored (a write is bounded): else
+	// --resume would pay for them again.
+	wctx := context.WithoutCancel(ctx)
+	for {
+		batch, last := f.take()
+		var pages []Page
+		for _, b := range batch {
+			if b.page.Items > 0 || len(b.page.Raw) > 0 {
+				pages = append(pages, b.page)
 			}
-			cp.Stats.Pages++
-			cp.Stats.Items += p.Items
 		}
-		cp.Stats.Spent = before + c.Spent()
-		if err := save(cp); err != nil {
-			return cp.Stats, err
+		if len(pages) > 0 {
+			if err := sink.Write(wctx, pages); err != nil {
+				return cp.Stats, fmt.Errorf("harvest: store pages %d to %d: %w", cp.Stats.Pages+1, cp.Stats.Pages+len(pages), err)
+			}
 		}
-		if progress != nil {
-			progress(cp.Stats)
+		for _, b := range batch {
+			if b.err != nil || b.stopped != "" {
+				break
+			}
+			*cp = b.cp
+		}
+		if len(batch) > 0 && (last.err == nil && last.stopped == "" || len(batch) > 1) {
+			if err := save(cp); err != nil {
+				return cp.Stats, err
+			}
+			if missing != nil {
+				for _, b := range batch {
+					for _, id := range b.missing {
+						missing(id)
+					}
+				}
+			}
+			if progress != nil {
+				progress(cp.Stats)
+			}
+		}
+		switch {
+		case len(batch) == 0:
+			return cp.Stats, nil
+		case last.err != nil:
+			return cp.Stats, last.err
+		case last.stopped != "":
+			cp.Stats.Stopped = last.stopped
+			return cp.Stats, nil
+		}
+		if f.stored != nil {
+			select {
+			case f.stored <- struct{}{}:
+			case <-done:
+			}
 		}
 	}
-	return cp.Stats, nil
+}
+
+// fetched is one page and the checkpoint past it, or why the walk ended.
+type fetched struct {
+	page    Page
+	cp      Checkpoint
+	missing []int64
+	err     error
+	stopped string
+}
+
+// fetcher walks the job ahead of the sink, on its own copy of the
+// checkpoint.
+type fetcher struct {
+	c     *client.Client
+	job   Job
+	prep  Preparer // nil: the sink reads pages in Write
+	ahead Checkpoint
+	out   chan fetched
+	// stored, when Ahead is 0, holds the next fetch until the writer has
+	// stored the page before.
+	stored chan struct{}
+	// quit is closed when the writer stops taking pages.
+	quit chan struct{}
+}
+
+// run fetches until the walk ends, an error (ctx ending is one) or quit,
+// and closes out.
+func (f *fetcher) run(ctx context.Context) {
+	defer close(f.out)
+	job, cp := f.job, &f.ahead
+	st := step{c: f.c, job: job, cp: cp}
+	before := cp.Stats.Spent // spent by the runs this one resumes
+	for !cp.Done {
+		var r fetched
+		if job.MaxItems > 0 && cp.Stats.Items >= job.MaxItems {
+			r.stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
+		} else {
+			p, err := st.next(ctx, func(id int64) { r.missing = append(r.missing, id) })
+			if err == nil && f.prep != nil {
+				if err = f.prep.Prepare(&p); err != nil {
+					err = fmt.Errorf("harvest: page %d: %w", cp.Stats.Pages+1, err)
+				}
+			}
+			switch {
+			case errors.Is(err, client.ErrBudget):
+				r.stopped = "the next page could cross --max-cost"
+			case err != nil:
+				r.err = err
+			default:
+				if p.Items > 0 || len(p.Raw) > 0 {
+					cp.Stats.Pages++
+					cp.Stats.Items += p.Items
+				}
+				cp.Stats.Spent = before + f.c.Spent()
+				r.page, r.cp = p, *cp
+			}
+		}
+		select {
+		case f.out <- r:
+		case <-f.quit:
+			return
+		}
+		if r.err != nil || r.stopped != "" {
+			return
+		}
+		if f.stored != nil {
+			select {
+			case <-f.stored:
+			case <-f.quit:
+				return
+			}
+		}
+	}
+}
+
+// take waits for the next fetched page and takes every other one already
+// waiting; last is the final one taken. An empty batch is the end.
+func (f *fetcher) take() (batch []fetched, last fetched) {
+	r, ok := <-f.out
+	if !ok {
+		return nil, fetched{}
+	}
+	batch = append(batch, r)
+	for r.err == nil && r.stopped == "" && f.stored == nil && len(batch) <= cap(f.out) {
+		select {
+		case next, ok := <-f.out:
+			if !ok {
+				return batch, r
+			}
+			r = next
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		break
+	}
+	return batch, r
 }
 
 // step fetches the pages of one job.

@@ -40,7 +40,7 @@ var (
 	upErr  error
 )
 
-func newUpstream(t *testing.T) upstream {
+func newUpstream(t testing.TB) upstream {
 	t.Helper()
 	upOnce.Do(func() {
 		ctx := context.Background()
@@ -135,8 +135,9 @@ func walkIDs[T client.Tweet | client.User](t *testing.T, seq func(yield func(T, 
 	return out
 }
 
-// crashingSink fails once, at a chosen page, before or after the page is
-// written: an interruption at that point.
+// crashingSink fails once, at a chosen write, before the write or after
+// storing the first half (rounded up) of its pages: an interruption at
+// that point, the checkpoint lagging behind what is stored.
 type crashingSink struct {
 	harvest.Sink
 	at, n int
@@ -145,22 +146,23 @@ type crashingSink struct {
 
 var errCrash = errors.New("crash")
 
-func (s *crashingSink) Write(ctx context.Context, p harvest.Page) error {
+func (s *crashingSink) Write(ctx context.Context, pages []harvest.Page) error {
 	s.n++
 	if s.n != s.at {
-		return s.Sink.Write(ctx, p)
+		return s.Sink.Write(ctx, pages)
 	}
 	if s.after {
-		if err := s.Sink.Write(ctx, p); err != nil {
+		if err := s.Sink.Write(ctx, pages[:(len(pages)+1)/2]); err != nil {
 			return err
 		}
 	}
 	return errCrash
 }
 
-// TestResumeExact interrupts harvests at random pages, before or after
-// the page is written (the checkpoint then lags), and resumes each from
-// its checkpoint on disk until it ends: the file holds exactly the
+// TestResumeExact interrupts harvests at random writes, before the write
+// or after part of it is stored (the checkpoint then lags), and resumes
+// each from its checkpoint on disk, with a random Ahead (serial, one page
+// ahead, the default) each run after the first, until it ends: the file holds exactly the
 // upstream's items in order, each once.
 func TestResumeExact(t *testing.T) {
 	u := newUpstream(t)
@@ -200,9 +202,13 @@ func TestResumeExact(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					sink := &crashingSink{Sink: fs, at: 1 + rng.IntN(6), after: rng.IntN(2) == 0}
+					sink := &crashingSink{Sink: fs, at: 1 + rng.IntN(3), after: rng.IntN(2) == 0}
 					save := func(cp *harvest.Checkpoint) error { cp.Offset = fs.Offset; return save(cp) }
-					_, err = harvest.Run(ctx, c, tc.job, cp, sink, save, nil, nil)
+					job := tc.job
+					if run > 0 { // the first run is serial: it has at least 3 writes
+						job.Ahead = []int{0, 1, harvest.DefaultAhead}[rng.IntN(3)]
+					}
+					_, err = harvest.Run(ctx, c, job, cp, sink, save, nil, nil)
 					fs.Close()
 					if err == nil {
 						break
@@ -236,8 +242,8 @@ func TestHarvestIntoDatabase(t *testing.T) {
 	}
 	defer st.Close()
 	id := u.ex.UserID
-	for _, job := range []harvest.Job{{Kind: "followers", Arg: strconv.FormatInt(id, 10)},
-		{Kind: "timeline", Arg: strconv.FormatInt(id, 10)}} {
+	for _, job := range []harvest.Job{{Kind: "followers", Arg: strconv.FormatInt(id, 10), Ahead: harvest.DefaultAhead},
+		{Kind: "timeline", Arg: strconv.FormatInt(id, 10), Ahead: harvest.DefaultAhead}} {
 		if _, err := harvest.Run(ctx, c, job, &harvest.Checkpoint{}, harvest.StoreSink{W: st},
 			func(*harvest.Checkpoint) error { return nil }, nil, nil); err != nil {
 			t.Fatal(err)
@@ -284,7 +290,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "search", Arg: "the", MaxItems: 45},
+	st, err := harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "search", Arg: "the", MaxItems: 45, Ahead: 3},
 		&harvest.Checkpoint{}, fs, none, nil, nil)
 	fs.Close()
 	if err != nil || st.Items != 45 || len(fileIDs(t, filepath.Join(dir, "a.jsonl"))) != 45 || st.Stopped == "" {
@@ -292,7 +298,7 @@ func TestLimits(t *testing.T) {
 	}
 	budget := newClient(t, u, client.WithBudget(50*billing.DefaultPrice, billing.DefaultPrice))
 	fs, _ = harvest.OpenFile(filepath.Join(dir, "b.jsonl"), false, 0)
-	st, err = harvest.Run(ctx, budget, harvest.Job{Kind: "search", Arg: "the"}, &harvest.Checkpoint{}, fs, none, nil, nil)
+	st, err = harvest.Run(ctx, budget, harvest.Job{Kind: "search", Arg: "the", Ahead: 3}, &harvest.Checkpoint{}, fs, none, nil, nil)
 	fs.Close()
 	if err != nil || st.Items != 40 || budget.Spent() != 40*billing.DefaultPrice || !strings.Contains(st.Stopped, "max-cost") {
 		t.Errorf("budget: %+v spent %d %v", st, budget.Spent(), err)
@@ -300,7 +306,7 @@ func TestLimits(t *testing.T) {
 	ids := []int64{u.ex.PostID, 1, u.ex.ThreadID, 2}
 	var missing []int64
 	fs, _ = harvest.OpenFile(filepath.Join(dir, "c.jsonl"), false, 0)
-	st, err = harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "posts-by-ids", IDs: ids}, &harvest.Checkpoint{}, fs,
+	st, err = harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "posts-by-ids", IDs: ids, Ahead: 3}, &harvest.Checkpoint{}, fs,
 		none, nil, func(id int64) { missing = append(missing, id) })
 	fs.Close()
 	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(missing, []int64{1, 2}) {
@@ -316,4 +322,53 @@ type countingWriter struct{}
 
 func (countingWriter) Write(context.Context, *social.Batch) (social.WriteStats, error) {
 	return social.WriteStats{}, nil
+}
+
+// cancelSink cancels the harvest's context after its first write.
+type cancelSink struct {
+	harvest.Sink
+	cancel context.CancelFunc
+}
+
+func (s cancelSink) Write(ctx context.Context, pages []harvest.Page) error {
+	defer s.cancel()
+	return s.Sink.Write(ctx, pages)
+}
+
+// TestCancel: a harvest whose context ends (Ctrl-C) while pages are
+// fetched ahead returns the context's error, stores the pages it fetched
+// and checkpoints them, and a resumed run ends with exactly upstream's
+// items.
+func TestCancel(t *testing.T) {
+	u := newUpstream(t)
+	c := newClient(t, u)
+	want := walkIDs(t, c.SearchAll(context.Background(), "the", client.Latest))
+	dir := t.TempDir()
+	out, cpPath := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "cp")
+	job := harvest.Job{Kind: "search", Arg: "the", Ahead: harvest.DefaultAhead}
+	fs, err := harvest.OpenFile(out, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(cp *harvest.Checkpoint) error { cp.Offset = fs.Offset; return harvest.SaveCheckpoint(cpPath, cp) }
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := harvest.Run(ctx, c, job, &harvest.Checkpoint{}, cancelSink{fs, cancel}, save, nil, nil)
+	fs.Close()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %+v, %v; want context.Canceled", st, err)
+	}
+	cp, err := harvest.LoadCheckpoint(cpPath)
+	if err != nil || cp.Done || cp.Stats.Items != st.Items || len(fileIDs(t, out)) != st.Items || st.Items == 0 {
+		t.Fatalf("after the cancel: checkpoint %+v (%v), stats %+v, file %d items", cp, err, st, len(fileIDs(t, out)))
+	}
+	if fs, err = harvest.OpenFile(out, true, cp.Offset); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := harvest.Run(context.Background(), c, job, cp, fs, save, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	fs.Close()
+	if got := fileIDs(t, out); !slices.Equal(got, want) {
+		t.Errorf("resumed after the cancel: %d items, upstream %d", len(got), len(want))
+	}
 }

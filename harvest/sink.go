@@ -22,9 +22,11 @@ type StoreSink struct {
 	W social.Writer
 }
 
-// Write stores one page in one transaction.
-func (s StoreSink) Write(ctx context.Context, p Page) error {
+// Prepare reads the page's users, posts and relation rows into
+// p.Values.
+func (s StoreSink) Prepare(p *Page) error {
 	if len(p.Raw) == 0 {
+		p.Values = &social.Batch{}
 		return nil
 	}
 	b, err := importer.DecodePage(p.Raw)
@@ -35,6 +37,29 @@ func (s StoreSink) Write(ctx context.Context, p Page) error {
 		if err := p.Relation.Edges(p.Raw, b); err != nil {
 			return err
 		}
+	}
+	p.Values = b
+	return nil
+}
+
+// Write stores the pages in one transaction: each user and post once, a
+// later page's copy winning.
+func (s StoreSink) Write(ctx context.Context, pages []Page) error {
+	m := importer.NewMerger()
+	for i := range pages {
+		p := &pages[i]
+		if p.Values == nil {
+			if err := s.Prepare(p); err != nil {
+				return err
+			}
+		}
+		if err := m.Add(p.Values); err != nil {
+			return err
+		}
+	}
+	b, err := m.Batch()
+	if err != nil {
+		return err
 	}
 	if b.Len() == 0 {
 		return nil
@@ -77,29 +102,34 @@ func OpenFile(path string, resume bool, offset int64) (*FileSink, error) {
 	return &FileSink{f: f, gz: strings.HasSuffix(path, ".gz"), Offset: offset}, nil
 }
 
-// Write appends the page as one line and syncs the file.
-func (s *FileSink) Write(_ context.Context, p Page) error {
-	if len(p.Raw) == 0 {
-		return nil
-	}
-	var line bytes.Buffer
-	if err := json.Compact(&line, p.Raw); err != nil {
-		return fmt.Errorf("page is not JSON: %w", err)
-	}
-	line.WriteByte('\n')
-	data := line.Bytes()
-	if s.gz {
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		if _, err := zw.Write(data); err != nil {
+// Write appends each page as one line and syncs the file once.
+func (s *FileSink) Write(_ context.Context, pages []Page) error {
+	var out bytes.Buffer
+	for _, p := range pages {
+		if len(p.Raw) == 0 {
+			continue
+		}
+		var line bytes.Buffer
+		if err := json.Compact(&line, p.Raw); err != nil {
+			return fmt.Errorf("page is not JSON: %w", err)
+		}
+		line.WriteByte('\n')
+		if !s.gz {
+			out.Write(line.Bytes())
+			continue
+		}
+		zw := gzip.NewWriter(&out)
+		if _, err := zw.Write(line.Bytes()); err != nil {
 			return err
 		}
 		if err := zw.Close(); err != nil {
 			return err
 		}
-		data = z.Bytes()
 	}
-	n, err := s.f.Write(data)
+	if out.Len() == 0 {
+		return nil
+	}
+	n, err := s.f.Write(out.Bytes())
 	s.Offset += int64(n)
 	if err != nil {
 		return fmt.Errorf("append: %w", err)

@@ -51,8 +51,9 @@ func newEmitter(size int, sum *Summary, flush func(*social.Batch) error) *emitte
 
 func (e *emitter) reset() {
 	e.cur = social.Batch{}
-	e.users = make(map[int64]int, e.size)
-	e.posts = make(map[int64]int, e.size)
+	n := min(e.size, 4096) // a large size is a bound, not a forecast
+	e.users = make(map[int64]int, n)
+	e.posts = make(map[int64]int, n)
 	e.rels = make(map[relKey]bool)
 	e.spaces = make(map[string]int)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/roostapi/roost/social"
@@ -273,3 +274,40 @@ func DecodePage(raw []byte) (*social.Batch, error) {
 
 // pageBatch bounds the values DecodePage takes from one page.
 const pageBatch = 1000
+
+// Merger gathers batches (DecodePage's, say) into one, as an import
+// gathers records: each user, post and relation row once, a later copy of
+// a post or a user replacing an earlier one. Writing several pages in one
+// transaction is what makes a harvest fast.
+type Merger struct {
+	e   *emitter
+	sum Summary
+	out *social.Batch
+}
+
+// NewMerger is an empty Merger.
+func NewMerger() *Merger {
+	m := &Merger{}
+	// The size only bounds a batch: a Merger never flushes on its own.
+	m.e = newEmitter(math.MaxInt/8, &m.sum, func(b *social.Batch) error {
+		m.out = b
+		return nil
+	})
+	return m
+}
+
+// Add merges b.
+func (m *Merger) Add(b *social.Batch) error {
+	return m.e.add(item{batch: *b, extra: true})
+}
+
+// Batch is everything added, as one batch.
+func (m *Merger) Batch() (*social.Batch, error) {
+	if err := m.e.done(); err != nil {
+		return nil, err
+	}
+	if m.out == nil {
+		return &social.Batch{}, nil
+	}
+	return m.out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,7 @@ type CachedPage struct {
 
 // UpstreamEntry is one row of the append-only upstream ledger.
 type UpstreamEntry struct {
+	ID        int64 // set when read back
 	RequestID string
 	KeyID     int64
 	Endpoint  string
@@ -86,57 +88,188 @@ func (g Gateway) LogUpstream(ctx context.Context, e UpstreamEntry) error {
 
 // UpstreamLedger returns the ledger, oldest first.
 func (g Gateway) UpstreamLedger(ctx context.Context) ([]UpstreamEntry, error) {
-	return all(ctx, g.Read, `SELECT request_id, key_id, endpoint, cache_hit, status, upstream_micro_usd, created_at
-		FROM upstream_ledger ORDER BY id`, nil, func(r Rows) (UpstreamEntry, error) {
-		var e UpstreamEntry
-		var status, at int64
-		err := r.Scan(&e.RequestID, &e.KeyID, &e.Endpoint, &e.CacheHit, &status, &e.Micros, &at)
-		e.Status, e.At = int(status), time.UnixMicro(at)
-		return e, err
-	})
+	var out []UpstreamEntry
+	err := g.ExportLedger(ctx, func(rows []UpstreamEntry) error { out = append(out, rows...); return nil })
+	return out, err
 }
 
-// Reserve sets cost aside under every budget, each atomically in the
-// database (a conditional upsert), so that no number of processes can
-// reserve past a limit. When one budget refuses, the ones already taken
-// are released and the error is ErrBudgetSpent.
-func (g Gateway) Reserve(ctx context.Context, budgets []Budget, cost int64) error {
-	for i, b := range budgets {
-		ok := false
-		if cost <= b.Limit {
-			err := g.Write.Query(ctx, `INSERT INTO upstream_budget (period, spent, reserved) VALUES (?, 0, ?)
-				ON CONFLICT (period) DO UPDATE SET reserved = upstream_budget.reserved + excluded.reserved
-				WHERE upstream_budget.spent + upstream_budget.reserved + excluded.reserved <= ?
-				RETURNING reserved`, []any{b.Period, cost, b.Limit}, func(Rows) error { ok = true; return nil })
-			if err != nil {
-				g.release(ctx, budgets[:i], cost, 0)
-				return fmt.Errorf("reserve upstream budget %s: %w", b.Period, err)
-			}
+// ledgerChunk is how many upstream ledger rows a read or a restore takes
+// at once.
+const ledgerChunk = 500
+
+// ExportLedger streams the upstream ledger to fn by id, in chunks.
+func (g Gateway) ExportLedger(ctx context.Context, fn func([]UpstreamEntry) error) error {
+	for after := int64(0); ; {
+		rows, err := all(ctx, g.Read, `SELECT id, request_id, key_id, endpoint, cache_hit, status, upstream_micro_usd,
+			created_at FROM upstream_ledger WHERE id > ? ORDER BY id LIMIT ?`, []any{after, ledgerChunk},
+			func(r Rows) (UpstreamEntry, error) {
+				var e UpstreamEntry
+				var status, at int64
+				err := r.Scan(&e.ID, &e.RequestID, &e.KeyID, &e.Endpoint, &e.CacheHit, &status, &e.Micros, &at)
+				e.Status, e.At = int(status), time.UnixMicro(at)
+				return e, err
+			})
+		if err != nil {
+			return fmt.Errorf("upstream ledger: %w", err)
 		}
-		if !ok {
-			g.release(ctx, budgets[:i], cost, 0)
-			return fmt.Errorf("%s (%s): %w", b.Period, "limit "+fmt.Sprint(b.Limit)+" micro-USD", ErrBudgetSpent)
+		if len(rows) == 0 {
+			return nil
+		}
+		if err := fn(rows); err != nil {
+			return err
+		}
+		after = rows[len(rows)-1].ID
+	}
+}
+
+// BudgetSpent is what was spent under each budget period.
+func (g Gateway) BudgetSpent(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := g.Read.Query(ctx, `SELECT period, spent FROM upstream_budget`, nil, func(r Rows) error {
+		var p string
+		var n int64
+		err := r.Scan(&p, &n)
+		out[p] = n
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("upstream budget: %w", err)
+	}
+	return out, nil
+}
+
+// Restore stores upstream ledger rows with their ids and the spending of
+// budget periods (with nothing reserved); rows and periods already stored
+// are left as they are, so restoring twice changes nothing.
+func (g Gateway) Restore(ctx context.Context, ledger []UpstreamEntry, spent map[string]int64) error {
+	for len(ledger) > 0 {
+		n := min(len(ledger), ledgerChunk)
+		args := make([]any, 0, 8*n)
+		for _, e := range ledger[:n] {
+			args = append(args, e.ID, e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro())
+		}
+		ledger = ledger[n:]
+		err := g.Write.Query(ctx, `INSERT INTO upstream_ledger (id, request_id, key_id, endpoint, cache_hit, status,
+			upstream_micro_usd, created_at) VALUES `+strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?),", n), ",")+`
+			ON CONFLICT (id) DO NOTHING`, args, func(Rows) error { return nil })
+		if err != nil {
+			return fmt.Errorf("restore upstream ledger: %w", err)
+		}
+	}
+	for period, n := range spent {
+		err := g.Write.Query(ctx, `INSERT INTO upstream_budget (period, spent, reserved) VALUES (?, ?, 0)
+			ON CONFLICT (period) DO NOTHING`, []any{period, n}, func(Rows) error { return nil })
+		if err != nil {
+			return fmt.Errorf("restore upstream budget %s: %w", period, err)
 		}
 	}
 	return nil
 }
 
-// Settle turns a reservation of reserved into a spend of spent under
-// every budget.
-func (g Gateway) Settle(ctx context.Context, budgets []Budget, reserved, spent int64) error {
-	return g.release(ctx, budgets, reserved, spent)
-}
-
-func (g Gateway) release(ctx context.Context, budgets []Budget, reserved, spent int64) error {
-	var first error
-	for _, b := range budgets {
-		err := g.Write.Query(ctx, `UPDATE upstream_budget SET reserved = reserved - ?, spent = spent + ? WHERE period = ?`,
-			[]any{reserved, spent, b.Period}, func(Rows) error { return nil })
-		if err != nil && first == nil {
-			first = fmt.Errorf("settle upstream budget %s: %w", b.Period, err)
+// Reserve sets cost aside under every budget for the upstream call hold
+// (an id no other call uses), one row of upstream_holds a budget, each
+// taken atomically in the database only if the budget covers it (a
+// trigger of migration 0033), so that no number of processes can reserve
+// past a limit. When one budget refuses, the ones already taken are
+// released and the error is ErrBudgetSpent.
+func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cost int64, now time.Time) error {
+	for i, b := range budgets {
+		var err error
+		if cost <= b.Limit {
+			err = g.Write.Query(ctx, `INSERT INTO upstream_holds (hold, period, micros, limit_micros, created_at)
+				VALUES (?, ?, ?, ?, ?)`, []any{hold, b.Period, cost, b.Limit, now.UnixMicro()}, func(Rows) error { return nil })
+		}
+		if cost > b.Limit || err != nil && strings.Contains(err.Error(), "upstream budget spent") {
+			err = fmt.Errorf("%s (limit %d micro-USD): %w", b.Period, b.Limit, ErrBudgetSpent)
+		} else if err != nil {
+			err = fmt.Errorf("reserve upstream budget %s: %w", b.Period, err)
+		}
+		if err != nil {
+			if i > 0 {
+				err = errors.Join(err, g.drop(ctx, hold))
+			}
+			return err
 		}
 	}
-	return first
+	return nil
+}
+
+// Settle releases the reservation of hold and counts spent under every
+// budget. A reservation already reclaimed (the call outlived
+// ReclaimHolds' bound) has spent counted all the same.
+func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spent int64) error {
+	if len(budgets) == 0 { // nothing was reserved
+		return nil
+	}
+	held := map[string]bool{}
+	err := g.Write.Query(ctx, `UPDATE upstream_holds SET spent = ? WHERE hold = ? RETURNING period`, []any{spent, hold},
+		func(r Rows) error {
+			var p string
+			err := r.Scan(&p)
+			held[p] = true
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("settle upstream budget: %w", err)
+	}
+	// Dropping the rows counts their spent (the trigger of migration
+	// 0033): a crash before this line leaves them to ReclaimHolds, spent
+	// included.
+	if err := g.drop(ctx, hold); err != nil {
+		return err
+	}
+	for _, b := range budgets {
+		if held[b.Period] || spent == 0 {
+			continue
+		}
+		err := g.Write.Query(ctx, `UPDATE upstream_budget SET spent = spent + ? WHERE period = ?`, []any{spent, b.Period},
+			func(Rows) error { return nil })
+		if err != nil {
+			return fmt.Errorf("settle upstream budget %s: %w", b.Period, err)
+		}
+	}
+	return nil
+}
+
+// ReclaimHolds releases every reservation taken before before: a call
+// cut short by a crash never settles its own. What such a call cost
+// upstream is not known and not counted (unless it was recorded before
+// the crash). It returns how many calls' reservations were released and
+// how much they held.
+func (g Gateway) ReclaimHolds(ctx context.Context, before time.Time) (calls int, micros int64, err error) {
+	holds := map[string]bool{}
+	err = g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE created_at < ? RETURNING hold, micros`,
+		[]any{before.UnixMicro()}, func(r Rows) error {
+			var h string
+			var m int64
+			err := r.Scan(&h, &m)
+			holds[h], micros = true, micros+m
+			return err
+		})
+	if err != nil {
+		return 0, 0, fmt.Errorf("reclaim upstream budget: %w", err)
+	}
+	return len(holds), micros, nil
+}
+
+// drop deletes the rows of hold, which releases them.
+func (g Gateway) drop(ctx context.Context, hold string) error {
+	if err := g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE hold = ?`, []any{hold}, func(Rows) error { return nil }); err != nil {
+		return fmt.Errorf("release upstream budget: %w", err)
+	}
+	return nil
+}
+
+// PrunePages deletes the cached pages fetched before before and returns
+// how many.
+func (g Gateway) PrunePages(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := g.Write.Query(ctx, `DELETE FROM gateway_pages WHERE fetched_at < ? RETURNING 1`, []any{before.UnixMicro()},
+		func(Rows) error { n++; return nil })
+	if err != nil {
+		return 0, fmt.Errorf("prune cached pages: %w", err)
+	}
+	return n, nil
 }
 
 // Spent is what was spent and is reserved under period.
@@ -144,4 +277,14 @@ func (g Gateway) Spent(ctx context.Context, period string) (spent, reserved int6
 	err = g.Read.Query(ctx, `SELECT spent, reserved FROM upstream_budget WHERE period = ?`, []any{period},
 		func(r Rows) error { return r.Scan(&spent, &reserved) })
 	return spent, reserved, err
+}
+
+// ExportUpstream streams the upstream ledger to fn (see ExportLedger) and
+// then returns what was spent under each budget period: the source side
+// of copying a gateway's accounts of upstream.
+func (g Gateway) ExportUpstream(ctx context.Context, fn func([]UpstreamEntry) error) (map[string]int64, error) {
+	if err := g.ExportLedger(ctx, fn); err != nil {
+		return nil, err
+	}
+	return g.BudgetSpent(ctx)
 }

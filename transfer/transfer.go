@@ -2,7 +2,10 @@
 // across engines (SQLite to PostgreSQL and back): every user (extended bio
 // included), post, relation (likes included), list, community and audio
 // space, and the accounts verbatim (keys with their
-// digests, balances and revocations, and the ledger with its ids). Copying
+// digests, balances and revocations, and the ledger with its ids), and of
+// a gateway its upstream ledger (with its ids) and what each upstream
+// budget period spent; its page cache is not copied (a cache, refetched
+// as needed: the posts and users of its pages are copied as data). Copying
 // twice changes nothing: values are upserted and account rows whose ids
 // exist are left alone.
 package transfer
@@ -16,6 +19,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // Source is a store that can be read whole. Both engines' stores are
@@ -41,6 +45,17 @@ type Destination interface {
 	RestoreAccounts(ctx context.Context, keys []social.APIKey, ledger []social.LedgerEntry) error
 	// Counts reports how many values of each kind are stored.
 	Counts(ctx context.Context) (map[string]int64, error)
+}
+
+// Upstream is a store with a gateway's upstream ledger and budget. Both
+// engines' stores are.
+type Upstream interface {
+	// ExportUpstream streams the upstream ledger by id, then returns what
+	// each budget period spent.
+	ExportUpstream(ctx context.Context, fn func([]sqlstore.UpstreamEntry) error) (map[string]int64, error)
+	// RestoreUpstream stores ledger rows with their ids and periods' spending
+	// (nothing reserved), leaving those already stored as they are.
+	RestoreUpstream(ctx context.Context, ledger []sqlstore.UpstreamEntry, spent map[string]int64) error
 }
 
 // Counts is how many values of each kind a copy sent, by table name as
@@ -109,6 +124,9 @@ func Copy(ctx context.Context, from Source, to Destination, progress io.Writer) 
 	if err != nil {
 		return sent, err
 	}
+	if err := copyUpstream(ctx, from, to, sent); err != nil {
+		return sent, err
+	}
 	bar.Finish()
 	if m, ok := to.(Maintainer); ok {
 		if err := m.Maintain(ctx); err != nil {
@@ -116,6 +134,33 @@ func Copy(ctx context.Context, from Source, to Destination, progress io.Writer) 
 		}
 	}
 	return sent, nil
+}
+
+// copyUpstream copies the upstream ledger and budget when both stores
+// hold them.
+func copyUpstream(ctx context.Context, from Source, to Destination, sent Counts) error {
+	src, ok := from.(Upstream)
+	dst, ok2 := to.(Upstream)
+	if !ok || !ok2 {
+		return nil
+	}
+	spent, err := src.ExportUpstream(ctx, func(rows []sqlstore.UpstreamEntry) error {
+		if err := dst.RestoreUpstream(ctx, rows, nil); err != nil {
+			return fmt.Errorf("transfer: restore upstream ledger: %w", err)
+		}
+		sent["upstream_ledger"] += int64(len(rows))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("transfer: read the upstream ledger: %w", err)
+	}
+	if err := dst.RestoreUpstream(ctx, nil, spent); err != nil {
+		return fmt.Errorf("transfer: restore upstream budget: %w", err)
+	}
+	if len(spent) > 0 {
+		sent["upstream_budget"] = int64(len(spent))
+	}
+	return nil
 }
 
 // bulkExport runs export into the bulk writer bw through a social.Pipe, so

@@ -15,6 +15,7 @@ import (
 	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/sqlstore"
 	"github.com/roostapi/roost/storetest"
 )
 
@@ -212,5 +213,78 @@ func TestRoundTrip(t *testing.T) {
 	kb, err := back.KeyByDigest(ctx, sha256.Sum256([]byte("two")))
 	if err != nil || kb.RevokedAt == nil || kb.Balance != 1970 {
 		t.Errorf("key two after the round trip: %+v, %v", kb, err)
+	}
+}
+
+// TestUpstreamRoundTrip: a gateway's upstream ledger (with its ids) and
+// its budget's spending go SQLite → PostgreSQL → SQLite, nothing reserved
+// comes along, twice changes nothing, the copy's next ledger row follows
+// the copied ids, and its page cache is not copied.
+func TestUpstreamRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	lite, pg, back := openSQLite(t), openPostgres(t), openSQLite(t)
+	g := lite.Gateway()
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i := range 1203 { // more than two chunks
+		e := sqlstore.UpstreamEntry{RequestID: fmt.Sprintf("r%d", i), KeyID: int64(i%3 + 1), Endpoint: "search",
+			CacheHit: i%2 == 0, Status: 200, Micros: int64(i % 7), At: at.Add(time.Duration(i) * time.Second)}
+		if err := g.LogUpstream(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budget := []sqlstore.Budget{{Period: "total", Limit: 1_000_000}, {Period: "day:2026-11-25", Limit: 500_000}}
+	if err := g.Reserve(ctx, "a", budget, 4_000, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Settle(ctx, "a", budget, 3_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Reserve(ctx, "in-flight", budget, 4_000, at); err != nil { // not copied
+		t.Fatal(err)
+	}
+	if err := g.PutPage(ctx, "k", "search", sqlstore.CachedPage{Body: []byte(`{}`), FetchedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := g.UpstreamLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name   string
+		from   Source
+		to     Destination
+		toGW   sqlstore.Gateway
+		nextID int64
+	}{{"SQLite → PostgreSQL", lite, pg, pg.Gateway(), 1204}, {"PostgreSQL → SQLite", pg, back, back.Gateway(), 1205}} {
+		for range 2 {
+			sent, err := Copy(ctx, step.from, step.to, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sent["upstream_ledger"] != int64(len(want)) || sent["upstream_budget"] != 2 {
+				t.Fatalf("%s: sent %v", step.name, sent)
+			}
+		}
+		got, err := step.toGW.UpstreamLedger(ctx)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: ledgers differ (%d rows, %d wanted; %v)", step.name, len(got), len(want), err)
+		}
+		for _, b := range budget {
+			if s, r, err := step.toGW.Spent(ctx, b.Period); s != 3_000 || r != 0 || err != nil {
+				t.Errorf("%s: %s spent %d reserved %d (%v); want 3000 and 0", step.name, b.Period, s, r, err)
+			}
+		}
+		if _, found, err := step.toGW.Page(ctx, "k"); found || err != nil {
+			t.Errorf("%s: the page cache was copied (%v)", step.name, err)
+		}
+		// The copy's own next row follows the copied ids.
+		if err := step.toGW.LogUpstream(ctx, sqlstore.UpstreamEntry{RequestID: "next", Endpoint: "search", At: at}); err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := step.toGW.UpstreamLedger(ctx)
+		if last := rows[len(rows)-1]; last.ID != step.nextID || last.RequestID != "next" {
+			t.Errorf("%s: next ledger row %+v, want id %d", step.name, last, step.nextID)
+		}
+		want = rows
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/roostapi/roost/transfer"
@@ -62,9 +63,18 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 	for n := range after {
 		names = append(names, n)
 	}
+	for n := range sent { // the gateway's tables, which Counts leaves out
+		if _, ok := after[n]; !ok {
+			names = append(names, n)
+		}
+	}
 	slices.Sort(names)
 	for _, n := range names {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", n, sent[n], after[n])
+		in := "-" // not counted (the gateway's tables)
+		if v, ok := after[n]; ok {
+			in = strconv.FormatInt(v, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", n, sent[n], in)
 	}
 	return tw.Flush()
 }

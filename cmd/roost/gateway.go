@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +30,8 @@ type gatewayFlags struct {
 	price   usdFlag
 	limits  []gateway.Limit
 	fresh   map[string]time.Duration
+	timeout *time.Duration
+	maxAge  *time.Duration
 }
 
 func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
@@ -54,8 +58,16 @@ func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
 		"tweet: posts, tweets-by-ids; profile: profiles, users-by-*, extended bio; relations: followers, following, members, reposters, likers, checks; "+
 		"lists: a list, a user's lists; spaces)",
 		func(v string) error { return gateway.ParseFresh(v, g.fresh) })
+	g.timeout = fs.Duration("upstream-timeout", gateway.DefaultHoldExpiry, "an upstream call, retries included, is given up after 9/10 of this; "+
+		"a budget reservation older than this was left by a crash (or kill -9) between reserving and settling and is released, "+
+		"at start-up and then at most once a minute (what such a cut-short call cost upstream, if anything, is not counted)")
+	g.maxAge = fs.Duration("cache-max-age", defaultCacheMaxAge, "cached pages older than this are deleted, at start-up and then at most once a minute "+
+		"(0: kept for ever; at least the longest --fresh)")
 	return g
 }
+
+// defaultCacheMaxAge is --cache-max-age unless set.
+const defaultCacheMaxAge = 24 * time.Hour
 
 func freshDefaults() string {
 	var parts []string
@@ -96,6 +108,25 @@ func (g *gatewayFlags) validate() error {
 	if g.price.micros <= 0 {
 		return usageError("--upstream-price must be more than 0")
 	}
+	if *g.timeout < 10*time.Second {
+		return usageError("--upstream-timeout must be at least 10s")
+	}
+	if *g.maxAge < 0 {
+		return usageError("--cache-max-age must not be negative")
+	}
+	longest, class := time.Duration(0), ""
+	for _, c := range slices.Sorted(maps.Keys(gateway.DefaultFresh)) {
+		d := gateway.DefaultFresh[c]
+		if f, ok := g.fresh[c]; ok {
+			d = f
+		}
+		if d > longest {
+			longest, class = d, c
+		}
+	}
+	if *g.maxAge > 0 && longest > *g.maxAge {
+		return usageError("--cache-max-age %v is shorter than --fresh %s=%v: pages still fresh would be deleted", *g.maxAge, class, longest)
+	}
 	if _, err := client.New(*g.url, ""); err != nil {
 		return usageError("--upstream: %v", err)
 	}
@@ -126,7 +157,7 @@ func (g *gatewayFlags) build(s social.Store, e *env, reg *prometheus.Registry) (
 		return nil, fmt.Errorf("gateway: the store %T has no page cache", s)
 	}
 	return gateway.New(gateway.Config{Client: c, Store: store, Writer: s, Price: g.price.micros,
-		Limits: g.limits, Fresh: g.fresh, Log: e.log, Registry: reg}), nil
+		Limits: g.limits, Fresh: g.fresh, HoldExpiry: *g.timeout, CacheMaxAge: *g.maxAge, Log: e.log, Registry: reg}), nil
 }
 
 // describe is the startup line of gateway mode.

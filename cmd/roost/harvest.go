@@ -27,6 +27,8 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	db := fset.String("db", "", "store the harvest in this roost database (SQLite path or postgres:// URL)")
 	out := fset.String("out", "", "write one response page a line to this file (.gz: compressed), for roost import")
 	maxItems := fset.Int("max-items", 0, "stop after this many items (0: no limit)")
+	ahead := fset.Int("ahead", harvest.DefaultAhead, "pages fetched while earlier ones are stored, all waiting pages stored in one transaction\n"+
+		"(0: fetch, store and checkpoint one page at a time); a crash refetches, and pays again for, at most 2×N+1 pages")
 	var maxCost usdFlag
 	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars (the client stops before a page that could cross it)")
 	price := usdFlag{micros: billing.DefaultPrice, set: true}
@@ -56,7 +58,10 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		return usageError("give exactly one of --db and --out")
 	case *maxItems < 0:
 		return usageError("--max-items must not be negative")
+	case *ahead < 0 || *ahead > 1000:
+		return usageError("--ahead must be between 0 and 1000")
 	}
+	job.Ahead = *ahead
 	if *key == "" {
 		*key = os.Getenv("ROOST_API_KEY")
 	}

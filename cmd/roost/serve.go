@@ -231,6 +231,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if upstream != nil {
+		// Reservations a crash left and pages past --cache-max-age.
+		if err := upstream.Maintain(ctx); err != nil {
+			return err
+		}
+	}
 	var demoKey string
 	var examples *gen.Examples
 	switch {

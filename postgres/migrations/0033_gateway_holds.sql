@@ -1,0 +1,47 @@
+-- Reservations of the shared upstream budget as rows (one per call and
+-- budget period) with their time, so that a reservation left by a crash
+-- (reserved before the upstream call, never settled) is released once it
+-- is older than any call can last. upstream_budget.reserved stays the sum
+-- of the rows, kept by these triggers in the statement that changes them.
+CREATE TABLE upstream_holds (
+    hold         text NOT NULL,     -- one upstream call
+    period       text NOT NULL,     -- as upstream_budget.period
+    micros       bigint NOT NULL,   -- reserved
+    limit_micros bigint NOT NULL,   -- the budget the reservation must fit
+    spent        bigint NOT NULL DEFAULT 0, -- what the call cost, once known
+    created_at   bigint NOT NULL,   -- unix microseconds
+    PRIMARY KEY (hold, period)
+);
+CREATE INDEX upstream_holds_created ON upstream_holds (created_at);
+
+-- A hold is taken only if spent + reserved + it fit its limit. The
+-- UPDATE locks the budget's row and re-reads it when another transaction
+-- changed it first, so replicas never reserve past the limit together.
+CREATE FUNCTION upstream_holds_take() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO upstream_budget (period, spent, reserved) VALUES (NEW.period, 0, 0) ON CONFLICT (period) DO NOTHING;
+    UPDATE upstream_budget SET reserved = reserved + NEW.micros
+    WHERE period = NEW.period AND spent + reserved + NEW.micros <= NEW.limit_micros;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'upstream budget spent';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER upstream_holds_take BEFORE INSERT ON upstream_holds
+    FOR EACH ROW EXECUTE FUNCTION upstream_holds_take();
+
+-- Dropping a hold releases it and counts what the call cost.
+CREATE FUNCTION upstream_holds_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE upstream_budget SET reserved = reserved - OLD.micros, spent = spent + OLD.spent WHERE period = OLD.period;
+    RETURN OLD;
+END $$;
+CREATE TRIGGER upstream_holds_drop AFTER DELETE ON upstream_holds
+    FOR EACH ROW EXECUTE FUNCTION upstream_holds_drop();
+
+-- Reservations of the counter alone (before this migration) cannot be told
+-- from leaked ones: none is in flight while the store is being migrated.
+UPDATE upstream_budget SET reserved = 0;
+
+-- The page cache is pruned by age (roost serve --cache-max-age).
+CREATE INDEX gateway_pages_fetched ON gateway_pages (fetched_at);
