@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
 )
@@ -35,6 +36,10 @@ type args struct {
 	research researchArgs
 	// queryText is the query as given (spaces collapsed).
 	queryText string
+	// fields are a JSON object body's fields (bodyObject).
+	fields map[string]json.RawMessage
+	// page is a page number (GET /monitors).
+	page int
 }
 
 // Body limits.
@@ -75,6 +80,11 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 			a.id, _ = parseID(name) // digits are an id first, then a name
 		}
 		scope = append(scope, strings.ToLower(name))
+	case paramMonitorID:
+		if !monitor.ValidID(value) {
+			return nil, notFound(msgMonitorNotFound)
+		}
+		a.name = value
 	case paramSpaceID:
 		if !validSpaceID(value) {
 			return nil, invalid(paramSpaceID, "must be 1 to 32 letters and digits")
@@ -232,6 +242,7 @@ const (
 	bodyNone      bodyKind = iota
 	bodyIDs                // {"ids": [...]}
 	bodyUsernames          // {"usernames": [...]}
+	bodyObject             // a JSON object whose fields the route reads
 )
 
 // parseBody reads a JSON body of at most maxBodyBytes. A Content-Type other
@@ -255,6 +266,12 @@ func (a *args) parseBody(r *http.Request, kind bodyKind) error {
 		return badBody(err)
 	}
 	a.body = data
+	if kind == bodyObject {
+		if err := strictUnmarshal(data, &a.fields); err != nil || a.fields == nil {
+			return invalid("body", "must be a JSON object")
+		}
+		return nil
+	}
 	field := "ids"
 	if kind == bodyUsernames {
 		field = "usernames"

@@ -37,6 +37,10 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	defer tx.Rollback()
 	w := &batchWriter{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
 	defer w.close()
+	changes, err := changeLog.Begin(ctx, sqlDB(tx.QueryContext), b)
+	if err != nil {
+		return st, fmt.Errorf("sqlite: write: %w", err)
+	}
 	if err := w.users(b.Users, &st); err != nil {
 		return social.WriteStats{}, err
 	}
@@ -51,6 +55,9 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	}
 	if err := w.ix.flush(w); err != nil {
 		return social.WriteStats{}, err
+	}
+	if err := changeLog.Commit(ctx, sqlDB(tx.QueryContext), changes); err != nil {
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
