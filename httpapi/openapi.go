@@ -288,6 +288,9 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
 	}
+	if rt.param == paramMonitorID {
+		op.Responses["404"] = errorResponse("404")
+	}
 	if !rt.free {
 		for _, status := range []string{"402", "403", "404"} {
 			op.Responses[status] = errorResponse(status)

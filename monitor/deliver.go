@@ -110,7 +110,7 @@ func (s *Service) Run(ctx context.Context) {
 		}
 		if now := s.opt.Now(); now.Sub(lastResume) >= time.Second {
 			lastResume = now
-			if n, err := s.store.ResumeFunded(ctx, s.biller.PerItem()); err != nil && ctx.Err() == nil {
+			if n, err := s.Resume(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("monitors: resume", "err", err)
 			} else if n > 0 {
 				s.log.Info("monitors: resumed after a top-up", "monitors", n)
@@ -299,4 +299,10 @@ func (s *Service) pause(ctx context.Context, o *sqlstore.Outgoing, cause error) 
 	if err := s.store.Release(ctx, o.Monitor.ID); err != nil {
 		s.log.Warn("monitors: release", "monitor", o.Monitor.ID, "err", err)
 	}
+}
+
+// Resume resumes the paused monitors of keys whose balance covers an event
+// again (after a top-up) and reports how many.
+func (s *Service) Resume(ctx context.Context) (int, error) {
+	return s.store.ResumeFunded(ctx, s.biller.PerItem())
 }

@@ -161,7 +161,10 @@ func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Ta
 		return sqlstore.Monitor{}, &Invalid{"user_id", "or user_screen_name is required"}
 	}
 	if errors.Is(err, social.ErrNotFound) || (err == nil && u.Stub) {
-		return sqlstore.Monitor{}, &Invalid{"user_id", "is not a known user"}
+		if t.UserID > 0 {
+			return sqlstore.Monitor{}, &Invalid{"user_id", "is not a known user"}
+		}
+		return sqlstore.Monitor{}, &Invalid{"user_screen_name", "is not a known user"}
 	}
 	if err != nil {
 		return sqlstore.Monitor{}, fmt.Errorf("monitor target: %w", err)
