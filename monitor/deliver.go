@@ -90,6 +90,9 @@ func Body(o *sqlstore.Outgoing) ([]byte, error) {
 // ctx ends, then waits for the deliveries in flight.
 func (s *Service) Run(ctx context.Context) {
 	slots := make(chan struct{}, s.opt.Workers)
+	// wake starts the next round at once when a delivery ends, so that a
+	// monitor's next event does not wait for the ticker.
+	wake := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	t := time.NewTicker(s.opt.Poll)
@@ -116,18 +119,19 @@ func (s *Service) Run(ctx context.Context) {
 				s.log.Info("monitors: resumed after a top-up", "monitors", n)
 			}
 		}
-		s.startDue(ctx, slots, &wg)
+		s.startDue(ctx, slots, wake, &wg)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-wake:
 		}
 	}
 }
 
 // startDue starts a delivery per monitor whose next event is due, while
 // workers are free.
-func (s *Service) startDue(ctx context.Context, slots chan struct{}, wg *sync.WaitGroup) {
+func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *sync.WaitGroup) {
 	free := cap(slots) - len(slots)
 	if free == 0 {
 		return
@@ -144,7 +148,7 @@ func (s *Service) startDue(ctx context.Context, slots chan struct{}, wg *sync.Wa
 		o := due[i]
 		// The lease outlives the request: a crashed deliverer's monitor is
 		// taken over once it ends.
-		got, err := s.store.Lease(ctx, o.Monitor.ID, now, now.Add(s.opt.Timeout+5*time.Second))
+		got, err := s.store.Lease(ctx, o.Monitor.ID, now, now.Add(s.lease()))
 		if err != nil || !got {
 			continue
 		}
@@ -152,11 +156,19 @@ func (s *Service) startDue(ctx context.Context, slots chan struct{}, wg *sync.Wa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-slots }()
 			s.deliver(context.WithoutCancel(ctx), &o)
+			<-slots
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
 		}()
 	}
 }
+
+// lease is how long a deliverer holds a monitor: one request and its
+// record. A crashed deliverer's monitors wait that long after a restart.
+func (s *Service) lease() time.Duration { return s.opt.Timeout + 2*time.Second }
 
 // DeliverDue delivers, one after another, the events due now (one per
 // monitor); for tests and tools that step the service by hand.
@@ -168,7 +180,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for i := range due {
-		if got, err := s.store.Lease(ctx, due[i].Monitor.ID, now, now.Add(s.opt.Timeout+5*time.Second)); err != nil || !got {
+		if got, err := s.store.Lease(ctx, due[i].Monitor.ID, now, now.Add(s.lease())); err != nil || !got {
 			continue
 		}
 		s.deliver(ctx, &due[i])
