@@ -27,6 +27,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Admin", func(t *testing.T) { testAdmin(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
+	t.Run("ChangeLog", func(t *testing.T) { testChangeLog(t, open) })
 }
 
 func ctxFor(t *testing.T) context.Context {
