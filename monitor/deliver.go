@@ -279,11 +279,12 @@ func retryable(status int) bool {
 // backoff is the wait after failure number n (from 1): Backoff doubled
 // n-1 times, at most MaxBackoff, drawn between half and all of it.
 func (s *Service) backoff(n int) time.Duration {
-	d := s.opt.MaxBackoff
-	if n < 40 {
-		d = min(s.opt.Backoff<<(n-1), s.opt.MaxBackoff)
+	d := s.opt.Backoff
+	for i := 1; i < n && d < s.opt.MaxBackoff; i++ {
+		d *= 2
 	}
-	return d/2 + rand.N(d/2+1)
+	d = min(d, s.opt.MaxBackoff)
+	return d/2 + rand.N(d-d/2+1)
 }
 
 // charge takes one item for a delivered event, once per event (its id is

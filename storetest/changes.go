@@ -51,8 +51,8 @@ func testChangeLog(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	b := &social.Batch{
-		Users: []social.User{{ID: 3, Stub: true, ScreenName: "stub"}, {ID: 1, ScreenName: "a2", CreatedAt: t0}},
-		Posts: []social.Post{post(10, 1), post(11, 1), post(12, 3)},
+		Users:   []social.User{{ID: 3, Stub: true, ScreenName: "stub"}, {ID: 1, ScreenName: "a2", CreatedAt: t0}},
+		Posts:   []social.Post{post(10, 1), post(11, 1), post(12, 3)},
 		Follows: []social.Follow{{FollowerID: 1, FolloweeID: 2, CreatedAt: t0}, {FollowerID: 1, FolloweeID: 3, CreatedAt: t0}},
 	}
 	if _, err := s.Write(ctx, b); err != nil {
