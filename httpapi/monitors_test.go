@@ -248,6 +248,15 @@ func TestMonitorsDeliver(t *testing.T) {
 		if det.Data.Events[sqlstore.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
 			t.Errorf("details: %s", w.Body)
 		}
+		// Delivered events are pruned after KeepEvents; the log stays.
+		if err := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors().Prune(context.Background(),
+			time.Now().Add(monitor.KeepEvents)); err != nil {
+			t.Fatal(err)
+		}
+		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
+		if det.Data.Events[sqlstore.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
+			t.Errorf("after pruning: %+v", det.Data)
+		}
 		if w := e.do(call{method: http.MethodDelete, path: "/monitors/" + tweets, key: keyA}); w.Code != http.StatusOK {
 			t.Errorf("delete: %d %s", w.Code, w.Body)
 		}

@@ -28,6 +28,9 @@ const (
 	HeaderAttempt   = "X-Roost-Attempt"   // 1 for the first attempt
 )
 
+// KeepEvents is how long delivered and dead events are kept.
+const KeepEvents = 7 * 24 * time.Hour
+
 // EndpointEvent names a delivered event's charge in the ledger.
 const EndpointEvent = "monitor_event"
 
@@ -97,7 +100,7 @@ func (s *Service) Run(ctx context.Context) {
 	defer wg.Wait()
 	t := time.NewTicker(s.opt.Poll)
 	defer t.Stop()
-	lastResume := time.Time{}
+	lastResume, lastPrune := time.Time{}, time.Time{}
 	for {
 		for {
 			n, err := s.DispatchOnce(ctx)
@@ -117,6 +120,12 @@ func (s *Service) Run(ctx context.Context) {
 				s.log.Warn("monitors: resume", "err", err)
 			} else if n > 0 {
 				s.log.Info("monitors: resumed after a top-up", "monitors", n)
+			}
+		}
+		if now := s.opt.Now(); now.Sub(lastPrune) >= time.Minute {
+			lastPrune = now
+			if err := s.store.Prune(ctx, now.Add(-KeepEvents)); err != nil && ctx.Err() == nil {
+				s.log.Warn("monitors: prune", "err", err)
 			}
 		}
 		s.startDue(ctx, slots, wake, &wg)

@@ -112,6 +112,9 @@ func (s Monitors) Dispatch(ctx context.Context, from, to int64, events []NewEven
 				return fmt.Errorf("profile snapshot: %w", err)
 			}
 		}
+		if err := exec(ctx, tx, `DELETE FROM changes WHERE seq <= ?`, to); err != nil {
+			return fmt.Errorf("consumed changes: %w", err)
+		}
 		return exec(ctx, tx, `UPDATE change_cursor SET seq = ? WHERE id = 1`, to)
 	})
 	if errors.Is(err, errStale) {
@@ -179,9 +182,10 @@ func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing
 	at := now.UnixMicro()
 	out, err := all(ctx, s.DB, `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
 		m.`+monitorColsM+`
-		FROM monitor_events e JOIN monitors m ON m.id = e.monitor_id LEFT JOIN webhooks w ON w.key_id = m.key_id
-		WHERE e.state = 'pending' AND e.next_at <= ? AND m.state = 'active' AND m.lease_until < ?
-		AND e.id = (SELECT min(f.id) FROM monitor_events f WHERE f.monitor_id = e.monitor_id AND f.state = 'pending')
+		FROM monitors m JOIN monitor_events e ON e.id = (SELECT min(f.id) FROM monitor_events f
+			WHERE f.monitor_id = m.id AND f.state = 'pending')
+		LEFT JOIN webhooks w ON w.key_id = m.key_id
+		WHERE m.state = 'active' AND m.lease_until < ? AND e.next_at <= ?
 		ORDER BY e.next_at, e.id LIMIT ?`, []any{at, at, int64(limit)}, func(r Rows) (Outgoing, error) {
 		var o Outgoing
 		var m Monitor
@@ -286,6 +290,15 @@ func (s Monitors) EventCounts(ctx context.Context, id string) (map[string]int64,
 		return nil, fmt.Errorf("event counts: %w", err)
 	}
 	return out, nil
+}
+
+// Prune removes the delivered and dead events made before before (their
+// attempts stay in the delivery log while it keeps them).
+func (s Monitors) Prune(ctx context.Context, before time.Time) error {
+	if err := exec(ctx, s.DB, `DELETE FROM monitor_events WHERE state <> 'pending' AND created_at < ?`, before.UnixMicro()); err != nil {
+		return fmt.Errorf("prune events: %w", err)
+	}
+	return nil
 }
 
 // Pause pauses the key's active monitors (its balance does not cover an
