@@ -24,8 +24,9 @@ const msgMonitorNotFound = "Monitor not found"
 // Monitors and POST /user/webhook): free, answered under the prefixes and
 // at the root, as the SDK calls them.
 func monitorRoutes() []*route {
-	create := func(name, path string, serve func(context.Context, *server, *args) (any, int, error)) *route {
-		return &route{name: name, method: http.MethodPost, path: path, root: true, free: true, body: bodyObject, serve: serve}
+	create := func(name, path string, parse func(a *args) (creator, error)) *route {
+		return &route{name: name, method: http.MethodPost, path: path, root: true, free: true, body: bodyObject,
+			serve: serveCreate(parse)}
 	}
 	byID := func(name, method string, serve func(context.Context, *server, *args) (any, int, error)) *route {
 		rt := &route{name: name, method: method, path: "/monitors/{monitor_id}", root: true, free: true,
@@ -36,11 +37,11 @@ func monitorRoutes() []*route {
 		return rt
 	}
 	return []*route{
-		create("monitor_user_tweets", "/monitors/user-tweets", serveCreateUser(monitor.UserTweets)),
-		create("monitor_user_following", "/monitors/user-following", serveCreateUser(monitor.UserFollowing)),
-		create("monitor_user_profile", "/monitors/user-profile", serveCreateUser(monitor.UserProfile)),
-		create("monitor_search_query", "/monitors/search-query", serveCreateSearch),
-		create("monitor_search_pump_fun", "/monitors/search-pump-fun", serveCreatePumpFun),
+		create("monitor_user_tweets", "/monitors/user-tweets", parseUserMonitor(monitor.UserTweets)),
+		create("monitor_user_following", "/monitors/user-following", parseUserMonitor(monitor.UserFollowing)),
+		create("monitor_user_profile", "/monitors/user-profile", parseUserMonitor(monitor.UserProfile)),
+		create("monitor_search_query", "/monitors/search-query", parseSearchMonitor),
+		create("monitor_search_pump_fun", "/monitors/search-pump-fun", parsePumpFunMonitor),
 		{name: "monitors", method: http.MethodGet, path: "/monitors", root: true, free: true, params: parseMonitorPage,
 			serve: serveMonitors},
 		byID("monitor", http.MethodGet, serveMonitor),
@@ -167,35 +168,26 @@ func optURL(a *args, field string) (*string, error) {
 	return &u, nil
 }
 
-func serveCreateUser(kind string) func(context.Context, *server, *args) (any, int, error) {
+// creator makes a monitor of a key with its webhook (nil: the key's).
+type creator func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error)
+
+// serveCreate serves a monitor's creation: parse reads the route's own
+// fields, then webhook_url is read and the monitor made.
+func serveCreate(parse func(a *args) (creator, error)) func(context.Context, *server, *args) (any, int, error) {
 	return func(ctx context.Context, s *server, a *args) (any, int, error) {
 		svc, err := s.monitors()
 		if err != nil {
 			return nil, 0, err
 		}
-		var t monitor.Target
-		if raw, ok := a.fields["user_id"]; ok && string(raw) != "null" {
-			var v any
-			if err := strictUnmarshal(raw, &v); err != nil {
-				return nil, 0, invalid("user_id", "must be a user id")
-			}
-			text := fmt.Sprint(v)
-			if t.UserID, err = parseID(text); err != nil {
-				return nil, 0, invalid("user_id", err.Error())
-			}
-		} else if raw, ok := a.fields["user_screen_name"]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &t.ScreenName); err != nil || strings.TrimPrefix(t.ScreenName, "@") == "" {
-				return nil, 0, invalid("user_screen_name", "must be a screen name")
-			}
-			t.ScreenName = strings.TrimPrefix(t.ScreenName, "@")
-		} else {
-			return nil, 0, invalid("user_id", "or user_screen_name is required")
+		create, err := parse(a)
+		if err != nil {
+			return nil, 0, err
 		}
 		hook, err := optURL(a, "webhook_url")
 		if err != nil {
 			return nil, 0, err
 		}
-		m, err := svc.CreateUser(ctx, a.key.ID, kind, t, hook)
+		m, err := create(ctx, svc, a.key.ID, hook)
 		if err != nil {
 			return nil, 0, monitorAnswer(err)
 		}
@@ -203,52 +195,61 @@ func serveCreateUser(kind string) func(context.Context, *server, *args) (any, in
 	}
 }
 
-func serveCreateSearch(ctx context.Context, s *server, a *args) (any, int, error) {
-	svc, err := s.monitors()
-	if err != nil {
-		return nil, 0, err
-	}
-	var query string
-	if raw, ok := a.fields["query"]; !ok || json.Unmarshal(raw, &query) != nil || strings.TrimSpace(query) == "" {
-		return nil, 0, invalid("query", "is required (a search)")
-	}
-	refresh := 0
-	raw, ok := a.fields["refresh_frequency"]
-	if !ok {
-		return nil, 0, invalid("refresh_frequency", "is required (seconds)")
-	}
-	var v any
-	if err := strictUnmarshal(raw, &v); err == nil {
-		refresh, err = strconv.Atoi(fmt.Sprint(v))
-		if err != nil {
-			refresh = -1
+// parseUserMonitor reads user_id (a number or digits) or user_screen_name.
+func parseUserMonitor(kind string) func(a *args) (creator, error) {
+	return func(a *args) (creator, error) {
+		var t monitor.Target
+		if raw, ok := a.fields["user_id"]; ok && string(raw) != "null" {
+			var v any
+			if err := strictUnmarshal(raw, &v); err != nil {
+				return nil, invalid("user_id", "must be a user id")
+			}
+			id, err := parseID(fmt.Sprint(v))
+			if err != nil {
+				return nil, invalid("user_id", err.Error())
+			}
+			t.UserID = id
+		} else if raw, ok := a.fields["user_screen_name"]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &t.ScreenName); err != nil || strings.TrimPrefix(t.ScreenName, "@") == "" {
+				return nil, invalid("user_screen_name", "must be a screen name")
+			}
+			t.ScreenName = strings.TrimPrefix(t.ScreenName, "@")
+		} else {
+			return nil, invalid("user_id", "or user_screen_name is required")
 		}
+		return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+			return svc.CreateUser(ctx, keyID, kind, t, hook)
+		}, nil
 	}
-	hook, err := optURL(a, "webhook_url")
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := svc.CreateSearch(ctx, a.key.ID, strings.Join(strings.Fields(query), " "), refresh, hook)
-	if err != nil {
-		return nil, 0, monitorAnswer(err)
-	}
-	return monitorBody{Status: success, Data: newMonitorObject(&m)}, 0, nil
 }
 
-func serveCreatePumpFun(ctx context.Context, s *server, a *args) (any, int, error) {
-	svc, err := s.monitors()
-	if err != nil {
-		return nil, 0, err
+// parseSearchMonitor reads query and refresh_frequency (a number or digits).
+func parseSearchMonitor(a *args) (creator, error) {
+	var query string
+	if raw, ok := a.fields["query"]; !ok || json.Unmarshal(raw, &query) != nil || strings.TrimSpace(query) == "" {
+		return nil, invalid("query", "is required (a search)")
 	}
-	hook, err := optURL(a, "webhook_url")
-	if err != nil {
-		return nil, 0, err
+	raw, ok := a.fields["refresh_frequency"]
+	if !ok {
+		return nil, invalid("refresh_frequency", "is required (seconds)")
 	}
-	m, err := svc.CreatePumpFun(ctx, a.key.ID, hook)
-	if err != nil {
-		return nil, 0, monitorAnswer(err)
+	refresh := -1
+	var v any
+	if err := strictUnmarshal(raw, &v); err == nil {
+		if n, err := strconv.Atoi(fmt.Sprint(v)); err == nil {
+			refresh = n
+		}
 	}
-	return monitorBody{Status: success, Data: newMonitorObject(&m)}, 0, nil
+	query = strings.Join(strings.Fields(query), " ")
+	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+		return svc.CreateSearch(ctx, keyID, query, refresh, hook)
+	}, nil
+}
+
+func parsePumpFunMonitor(*args) (creator, error) {
+	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+		return svc.CreatePumpFun(ctx, keyID, hook)
+	}, nil
 }
 
 func parseMonitorPage(a *args, qs url.Values) error {

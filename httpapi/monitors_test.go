@@ -294,13 +294,7 @@ func TestMonitorsRetry(t *testing.T) {
 		}
 		var ids []string
 		for _, d := range rc.all() {
-			var p struct {
-				Data struct {
-					IDStr string `json:"id_str"`
-				} `json:"data"`
-			}
-			json.Unmarshal(d.body, &p)
-			ids = append(ids, p.Data.IDStr)
+			ids = append(ids, postOf(d.body))
 		}
 		if strings.Join(ids, ",") != "2000001,3000001,4000001" {
 			t.Errorf("delivered %v, want the three posts in order", ids)
@@ -330,6 +324,17 @@ func TestMonitorsRetry(t *testing.T) {
 			t.Errorf("events %v, want 1 dead and 4 delivered", ev)
 		}
 	})
+}
+
+// postOf is the id_str of an event's data.
+func postOf(body []byte) string {
+	var p struct {
+		Data struct {
+			IDStr string `json:"id_str"`
+		} `json:"data"`
+	}
+	json.Unmarshal(body, &p)
+	return p.Data.IDStr
 }
 
 // waitDeliver waits out the longest backoff and delivers what is due.
@@ -438,13 +443,7 @@ func TestMonitorsSearch(t *testing.T) {
 		step(t, svc)
 		got := map[string][]string{}
 		for _, d := range rc.all() {
-			var p struct {
-				Data struct {
-					IDStr string `json:"id_str"`
-				} `json:"data"`
-			}
-			json.Unmarshal(d.body, &p)
-			got[d.path] = append(got[d.path], p.Data.IDStr)
+			got[d.path] = append(got[d.path], postOf(d.body))
 		}
 		if q, p := strings.Join(got["/q"], ","), strings.Join(got["/p"], ","); q != "2000002,3000002" || p != "2000001,3000001" {
 			t.Errorf("search deliveries: query %s, pump.fun %s", q, p)

@@ -76,6 +76,8 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 			if err := writeRelations(ctx, tx, b, first); err != nil {
 				return err
 			}
+			// A deletion of follows logs the pairs it deleted with
+			// changes.Unfollowed before this.
 			return changeLog.Commit(ctx, txDB{tx}, changes)
 		})
 		if direct && errors.Is(err, errCopyConflict) {

@@ -56,6 +56,8 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	if err := w.ix.flush(w); err != nil {
 		return social.WriteStats{}, err
 	}
+	// A deletion of follows logs the pairs it deleted with
+	// changes.Unfollowed before this.
 	if err := changeLog.Commit(ctx, sqlDB(tx.QueryContext), changes); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}

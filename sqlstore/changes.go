@@ -87,22 +87,20 @@ func (l ChangeLog) Begin(ctx context.Context, tx DB, b *social.Batch) (*PendingC
 const changeChunk = 400
 
 func (pc *PendingChanges) posts(ctx context.Context, tx DB, ps []social.Post, now time.Time) error {
-	stored := map[int64]bool{}
-	for lo := 0; lo < len(ps); lo += changeChunk {
-		part := ps[lo:min(lo+changeChunk, len(ps))]
-		args := make([]any, len(part))
-		for i := range part {
-			args[i] = part[i].ID
-		}
-		err := tx.Query(ctx, `SELECT id FROM posts WHERE id IN (`+Placeholders(len(args))+`)`, args, func(r Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			stored[id] = true
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("change log: posts: %w", err)
-		}
+	args := make([]any, len(ps))
+	for i := range ps {
+		args[i] = ps[i].ID
+	}
+	ids, err := in(ctx, tx, `SELECT id FROM posts WHERE id IN (%s)`, args, func(r Rows) (int64, error) {
+		var id int64
+		return id, r.Scan(&id)
+	})
+	if err != nil {
+		return fmt.Errorf("change log: posts: %w", err)
+	}
+	stored := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		stored[id] = true
 	}
 	for i := range ps {
 		if p := &ps[i]; !stored[p.ID] {
