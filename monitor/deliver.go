@@ -157,7 +157,7 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 		o := due[i]
 		// The lease outlives the request: a crashed deliverer's monitor is
 		// taken over once it ends.
-		got, err := s.store.Lease(ctx, o.Monitor.ID, now, now.Add(s.lease()))
+		got, err := s.store.Lease(ctx, &o, now, now.Add(s.lease()))
 		if err != nil || !got {
 			continue
 		}
@@ -189,7 +189,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for i := range due {
-		if got, err := s.store.Lease(ctx, due[i].Monitor.ID, now, now.Add(s.lease())); err != nil || !got {
+		if got, err := s.store.Lease(ctx, &due[i], now, now.Add(s.lease())); err != nil || !got {
 			continue
 		}
 		s.deliver(ctx, &due[i])

@@ -209,13 +209,17 @@ func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing
 const monitorColsM = `id, m.key_id, m.kind, m.user_id, m.params, m.query, m.refresh_seconds, m.webhook_url, m.state,
 	m.snapshot, m.watermark, m.next_run_at, m.created_at`
 
-// Lease gives the monitor to one deliverer until until; false when another
-// holds it. Several processes on one database deliver each monitor's
-// events one at a time, in order.
-func (s Monitors) Lease(ctx context.Context, id string, now, until time.Time) (bool, error) {
+// Lease gives the monitor to one deliverer until until, for the attempt
+// o stands for; false when another holds it or the attempt was made
+// meanwhile (o was read before another deliverer recorded it). Several
+// processes on one database deliver each monitor's events one at a time,
+// in order, each attempt once.
+func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) (bool, error) {
 	got := false
-	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? RETURNING id`,
-		[]any{until.UnixMicro(), id, now.UnixMicro()}, func(Rows) error { got = true; return nil })
+	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND EXISTS
+		(SELECT 1 FROM monitor_events WHERE id = ? AND state = 'pending' AND attempts = ?) RETURNING id`,
+		[]any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.ID, int64(o.Attempts)},
+		func(Rows) error { got = true; return nil })
 	if err != nil {
 		return false, fmt.Errorf("lease monitor: %w", err)
 	}

@@ -97,27 +97,55 @@ func testChangeLog(t *testing.T, open Opener) {
 	}
 
 	last := changes()[len(changes())-1].Seq
-	if ok, err := m.Dispatch(ctx, 0, last, nil, nil); !ok || err != nil {
+	const mid = "01hx1r99s0nsqq1ffdhmyyqbfr"
+	ev := []sqlstore.NewEvent{{MonitorID: mid, Event: "new_tweet", Dedup: "post:11", Data: []byte(`{"id":11}`)},
+		{MonitorID: mid, Event: "new_tweet", Dedup: "post:11", Data: []byte(`{"id":11}`)}}
+	if ok, err := m.Dispatch(ctx, 0, last, ev, nil); !ok || err != nil {
 		t.Fatalf("dispatch from 0: %v %v", ok, err)
 	}
-	if ok, err := m.Dispatch(ctx, 0, last, nil, nil); ok || err != nil {
+	if ok, err := m.Dispatch(ctx, 0, last, ev, nil); ok || err != nil {
 		t.Fatalf("a second dispatch from 0 moved the position: %v %v", ok, err)
 	}
 	if seq, err := m.Cursor(ctx); seq != last || err != nil {
 		t.Fatalf("cursor %d (%v), want %d", seq, err, last)
 	}
+	if cs := changes(); len(cs) != 0 {
+		t.Errorf("%d dispatched changes kept", len(cs))
+	}
 	now := time.Now()
-	if got, err := m.Lease(ctx, "01hx1r99s0nsqq1ffdhmyyqbfr", now, now.Add(time.Minute)); !got || err != nil {
+	due, err := m.Due(ctx, now, 10)
+	if err != nil || len(due) != 1 || string(due[0].Data) != `{"id":11}` {
+		t.Fatalf("due: %+v %v (one event: the same post once)", due, err)
+	}
+	o := due[0]
+	if got, err := m.Lease(ctx, &o, now, now.Add(time.Minute)); !got || err != nil {
 		t.Fatalf("lease: %v %v", got, err)
 	}
-	if got, _ := m.Lease(ctx, "01hx1r99s0nsqq1ffdhmyyqbfr", now, now.Add(time.Minute)); got {
+	if got, _ := m.Lease(ctx, &o, now, now.Add(time.Minute)); got {
 		t.Fatal("a leased monitor was leased again")
 	}
-	if err := m.Release(ctx, "01hx1r99s0nsqq1ffdhmyyqbfr"); err != nil {
+	if d, _ := m.Due(ctx, now, 10); len(d) != 0 {
+		t.Fatal("a leased monitor's event is due")
+	}
+	if err := m.Record(ctx, sqlstore.Attempt{MonitorID: mid, EventID: o.ID, Attempt: 1, Status: 503, At: now},
+		sqlstore.EventPending, now); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := m.Lease(ctx, "01hx1r99s0nsqq1ffdhmyyqbfr", now, now.Add(time.Minute)); !got {
-		t.Fatal("a released monitor could not be leased")
+	if got, _ := m.Lease(ctx, &o, now, now.Add(time.Minute)); got {
+		t.Fatal("an attempt made meanwhile was leased again from a stale read")
+	}
+	due, _ = m.Due(ctx, now, 10)
+	if len(due) != 1 || due[0].Attempts != 1 {
+		t.Fatalf("after a failed attempt: %+v", due)
+	}
+	if got, _ := m.Lease(ctx, &due[0], now, now.Add(time.Minute)); !got {
+		t.Fatal("the next attempt could not be leased")
+	}
+	if err := m.Release(ctx, mid); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := m.Attempts(ctx, mid, 10); err != nil || len(at) != 1 || at[0].Status != 503 {
+		t.Errorf("delivery log %+v %v", at, err)
 	}
 }
 
