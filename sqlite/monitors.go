@@ -11,10 +11,11 @@ import (
 // the log's rows to appear in the order of their numbers.
 var changeLog = sqlstore.ChangeLog{}
 
-// Monitors is the storage of monitors and webhooks; everything goes
-// through the one write connection.
+// Monitors is the storage of monitors and webhooks: writes through the
+// one write connection, reads (the dispatcher's and deliverer's polls) from
+// the read pool, so that they do not queue with the API's writes.
 func (s *Store) Monitors() sqlstore.Monitors {
-	return sqlstore.Monitors{DB: sqlDB(s.write.QueryContext), Tx: s.inTx}
+	return sqlstore.Monitors{DB: sqlDB(s.write.QueryContext), Read: sqlDB(s.read.QueryContext), Tx: s.inTx}
 }
 
 // inTx runs fn in one IMMEDIATE transaction of the write connection.

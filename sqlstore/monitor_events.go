@@ -22,7 +22,7 @@ type NewEvent struct {
 // Cursor is the last change turned into events.
 func (s Monitors) Cursor(ctx context.Context) (int64, error) {
 	var seq int64
-	err := s.DB.Query(ctx, `SELECT seq FROM change_cursor WHERE id = 1`, nil, func(r Rows) error { return r.Scan(&seq) })
+	err := s.reader().Query(ctx, `SELECT seq FROM change_cursor WHERE id = 1`, nil, func(r Rows) error { return r.Scan(&seq) })
 	if err != nil {
 		return 0, fmt.Errorf("change cursor: %w", err)
 	}
@@ -31,7 +31,7 @@ func (s Monitors) Cursor(ctx context.Context) (int64, error) {
 
 // Changes returns at most limit changes after seq, in order.
 func (s Monitors) Changes(ctx context.Context, after int64, limit int) ([]Change, error) {
-	cs, err := all(ctx, s.DB, `SELECT seq, kind, subject, object, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`,
+	cs, err := all(ctx, s.reader(), `SELECT seq, kind, subject, object, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`,
 		[]any{after, int64(limit)}, func(r Rows) (Change, error) {
 			var c Change
 			var kind, at int64
@@ -61,7 +61,7 @@ func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) 
 		for _, u := range part {
 			a = append(a, u)
 		}
-		ms, err := all(ctx, s.DB, `SELECT `+monitorCols+` FROM monitors WHERE kind IN (`+Placeholders(len(kinds))+
+		ms, err := all(ctx, s.reader(), `SELECT `+monitorCols+` FROM monitors WHERE kind IN (`+Placeholders(len(kinds))+
 			`) AND user_id IN (`+Placeholders(len(part))+`) ORDER BY id`, a, scanMonitor)
 		if err != nil {
 			return nil, fmt.Errorf("monitors watching: %w", err)
@@ -77,7 +77,7 @@ func (s Monitors) SearchesDue(ctx context.Context, now time.Time, kinds ...strin
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	ms, err := all(ctx, s.DB, `SELECT `+monitorCols+` FROM monitors WHERE next_run_at <= ? AND kind IN (`+
+	ms, err := all(ctx, s.reader(), `SELECT `+monitorCols+` FROM monitors WHERE next_run_at <= ? AND kind IN (`+
 		Placeholders(len(kinds))+`) ORDER BY next_run_at`, args, scanMonitor)
 	if err != nil {
 		return nil, fmt.Errorf("search monitors due: %w", err)
@@ -180,7 +180,7 @@ type Outgoing struct {
 // per monitor, so a monitor's later events wait for its first.
 func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
 	at := now.UnixMicro()
-	out, err := all(ctx, s.DB, `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
+	out, err := all(ctx, s.reader(), `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
 		m.`+monitorColsM+`
 		FROM monitors m JOIN monitor_events e ON e.id = (SELECT min(f.id) FROM monitor_events f
 			WHERE f.monitor_id = m.id AND f.state = 'pending')
@@ -269,7 +269,7 @@ func (s Monitors) Release(ctx context.Context, id string) error {
 
 // Attempts returns the monitor's last n attempts, newest first.
 func (s Monitors) Attempts(ctx context.Context, id string, n int) ([]Attempt, error) {
-	return all(ctx, s.DB, `SELECT monitor_id, event_id, attempt, status, error, duration_us, at FROM monitor_deliveries
+	return all(ctx, s.reader(), `SELECT monitor_id, event_id, attempt, status, error, duration_us, at FROM monitor_deliveries
 		WHERE monitor_id = ? ORDER BY id DESC LIMIT ?`, []any{id, int64(n)}, func(r Rows) (Attempt, error) {
 		var a Attempt
 		var attempt, status, dur, at int64
@@ -282,7 +282,7 @@ func (s Monitors) Attempts(ctx context.Context, id string, n int) ([]Attempt, er
 // EventCounts counts the monitor's events by state.
 func (s Monitors) EventCounts(ctx context.Context, id string) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := s.DB.Query(ctx, `SELECT state, count(*) FROM monitor_events WHERE monitor_id = ? GROUP BY state`, []any{id},
+	err := s.reader().Query(ctx, `SELECT state, count(*) FROM monitor_events WHERE monitor_id = ? GROUP BY state`, []any{id},
 		func(r Rows) error {
 			var st string
 			var n int64

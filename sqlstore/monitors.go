@@ -11,12 +11,14 @@ import (
 // Monitors is the storage of monitors and webhooks (tables of migration
 // 0031): the monitors of each key, each key's default webhook and signing
 // secret, the change log's dispatch position, the outbox of events and
-// the log of delivery attempts. DB runs statements on the primary; Tx runs
-// fn in one transaction of it; ForUpdate locks the row a SELECT reads
+// the log of delivery attempts. DB runs statements on the primary; Read
+// runs the queries that only read (nil: DB); Tx runs fn in one
+// transaction of the primary; ForUpdate locks the row a SELECT reads
 // until the transaction ends and skips it when another holds it
 // (PostgreSQL: " FOR UPDATE SKIP LOCKED"; SQLite, one writer: "").
 type Monitors struct {
 	DB        DB
+	Read      DB
 	Tx        func(ctx context.Context, fn func(tx DB) error) error
 	ForUpdate string
 }
@@ -65,6 +67,14 @@ func scanMonitor(r Rows) (Monitor, error) {
 	return m, err
 }
 
+// reader is Read, or DB without it.
+func (s Monitors) reader() DB {
+	if s.Read != nil {
+		return s.Read
+	}
+	return s.DB
+}
+
 func exec(ctx context.Context, db DB, q string, args ...any) error {
 	return db.Query(ctx, q, args, func(Rows) error { return nil })
 }
@@ -82,7 +92,7 @@ func (s Monitors) Create(ctx context.Context, m Monitor) error {
 
 // Get returns the key's monitor id; another key's is social.ErrNotFound.
 func (s Monitors) Get(ctx context.Context, keyID int64, id string) (Monitor, error) {
-	return one(ctx, s.DB, "monitor", `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND key_id = ?`,
+	return one(ctx, s.reader(), "monitor", `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND key_id = ?`,
 		[]any{id, keyID}, scanMonitor)
 }
 
@@ -90,11 +100,11 @@ func (s Monitors) Get(ctx context.Context, keyID int64, id string) (Monitor, err
 // limit, and how many the key has.
 func (s Monitors) List(ctx context.Context, keyID int64, offset, limit int) ([]Monitor, int, error) {
 	var total int64
-	if err := s.DB.Query(ctx, `SELECT count(*) FROM monitors WHERE key_id = ?`, []any{keyID},
+	if err := s.reader().Query(ctx, `SELECT count(*) FROM monitors WHERE key_id = ?`, []any{keyID},
 		func(r Rows) error { return r.Scan(&total) }); err != nil {
 		return nil, 0, fmt.Errorf("count monitors: %w", err)
 	}
-	ms, err := all(ctx, s.DB, `SELECT `+monitorCols+` FROM monitors WHERE key_id = ? ORDER BY created_at, id
+	ms, err := all(ctx, s.reader(), `SELECT `+monitorCols+` FROM monitors WHERE key_id = ? ORDER BY created_at, id
 		LIMIT ? OFFSET ?`, []any{keyID, int64(limit), int64(offset)}, scanMonitor)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list monitors: %w", err)
@@ -157,7 +167,7 @@ func (s Monitors) Secret(ctx context.Context, keyID int64, secret string) (Webho
 
 // DefaultWebhook returns the key's webhook row (social.ErrNotFound: none).
 func (s Monitors) DefaultWebhook(ctx context.Context, keyID int64) (Webhook, error) {
-	return one(ctx, s.DB, "webhook", `SELECT url, secret FROM webhooks WHERE key_id = ?`, []any{keyID}, scanWebhook)
+	return one(ctx, s.reader(), "webhook", `SELECT url, secret FROM webhooks WHERE key_id = ?`, []any{keyID}, scanWebhook)
 }
 
 func scanWebhook(r Rows) (Webhook, error) {
@@ -169,7 +179,7 @@ func scanWebhook(r Rows) (Webhook, error) {
 // MaxPostID is the largest stored post id (0: none).
 func (s Monitors) MaxPostID(ctx context.Context) (int64, error) {
 	var id int64
-	err := s.DB.Query(ctx, `SELECT coalesce(max(id), 0) FROM posts`, nil, func(r Rows) error { return r.Scan(&id) })
+	err := s.reader().Query(ctx, `SELECT coalesce(max(id), 0) FROM posts`, nil, func(r Rows) error { return r.Scan(&id) })
 	if err != nil {
 		return 0, fmt.Errorf("max post id: %w", err)
 	}
