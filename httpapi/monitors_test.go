@@ -71,8 +71,9 @@ func monitorEnv(t *testing.T, eng engine, opt monitor.Options) (*env, *monitor.S
 		t.Fatal(err)
 	}
 	opt.AllowPrivate = true
-	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
 	reg := prometheus.NewRegistry()
+	opt.Registry = reg
+	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
 	return &env{store: st, reg: reg, h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc},
 		st, nil, nil)}, svc
 }
@@ -242,6 +243,13 @@ func TestMonitorsDeliver(t *testing.T) {
 		}
 		if charged != 3 {
 			t.Errorf("key A charged for %d events, want 3", charged)
+		}
+		metrics := e.do(call{path: "/metrics"}).Body.String()
+		for _, want := range []string{`roost_webhook_deliveries_total{outcome="delivered"} 4`,
+			`roost_monitor_events_total{event="new_tweet"} 2`, "roost_webhook_delivery_seconds_count 4"} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("metrics lack %s", want)
+			}
 		}
 		w = e.do(call{path: "/monitors/" + profile, key: keyA})
 		det := decode[monitorDetailsBody](t, w)
