@@ -23,6 +23,10 @@ const (
 // dispatchBatch is how many changes one dispatch reads.
 const dispatchBatch = 500
 
+// unreadableAfter is how long a dispatch waits for what a change names to
+// be readable (a read replica behind) before it makes no event of it.
+const unreadableAfter = time.Minute
+
 // DispatchOnce turns the changes after the dispatch position into events
 // of the monitors they match and moves the position past them, in one
 // transaction. It reports how many changes it consumed (0: none waiting,
@@ -107,6 +111,21 @@ func (s *Service) eventsOf(ctx context.Context, cs []sqlstore.Change) ([]sqlstor
 		}
 		for i := range us {
 			users[us[i].ID] = &us[i]
+		}
+	}
+	// A post or user a change names is stored (its change committed with
+	// it), but a read replica may not have it yet: the run waits for it,
+	// for up to unreadableAfter, then goes on without it.
+	for _, c := range cs {
+		if len(watching[c.Kind][c.Subject]) == 0 || time.Since(c.At) > unreadableAfter {
+			continue
+		}
+		_, havePost := posts[c.Object]
+		_, haveFollowed := users[c.Object]
+		_, haveUser := users[c.Subject]
+		if (c.Kind == sqlstore.ChangePost && !havePost) || (c.Kind == sqlstore.ChangeFollow && !haveFollowed) ||
+			(c.Kind == sqlstore.ChangeProfile && !haveUser) {
+			return nil, nil, fmt.Errorf("change %d: what it names is not readable yet", c.Seq)
 		}
 	}
 	var events []sqlstore.NewEvent

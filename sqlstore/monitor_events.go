@@ -173,6 +173,8 @@ type Outgoing struct {
 	Monitor    Monitor
 	DefaultURL *string // the key's default webhook
 	Secret     string  // the key's signing secret ("" when it has none yet)
+	// recorded is the monitor's count of recorded attempts when read.
+	recorded int64
 }
 
 // Due returns, for at most limit active monitors not leased at now, the
@@ -181,7 +183,7 @@ type Outgoing struct {
 func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
 	at := now.UnixMicro()
 	out, err := all(ctx, s.reader(), `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
-		m.`+monitorColsM+`
+		m.attempts, m.`+monitorColsM+`
 		FROM monitors m JOIN monitor_events e ON e.id = (SELECT min(f.id) FROM monitor_events f
 			WHERE f.monitor_id = m.id AND f.state = 'pending')
 		LEFT JOIN webhooks w ON w.key_id = m.key_id
@@ -191,7 +193,7 @@ func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing
 		var m Monitor
 		var params, snap string
 		var refresh, next, created, evAt, attempts int64
-		err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret,
+		err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.recorded,
 			&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
 			&m.Watermark, &next, &created)
 		m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
@@ -210,15 +212,15 @@ const monitorColsM = `id, m.key_id, m.kind, m.user_id, m.params, m.query, m.refr
 	m.snapshot, m.watermark, m.next_run_at, m.created_at`
 
 // Lease gives the monitor to one deliverer until until, for the attempt
-// o stands for; false when another holds it or the attempt was made
-// meanwhile (o was read before another deliverer recorded it). Several
-// processes on one database deliver each monitor's events one at a time,
-// in order, each attempt once.
+// o stands for; false when another holds it or recorded an attempt since o
+// was read. Several processes on one database deliver each monitor's
+// events one at a time, in order, each attempt once. Both conditions are
+// on the monitor's row, which a concurrent update rechecks (PostgreSQL's
+// read committed re-reads the row it waited for, not a subquery).
 func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) (bool, error) {
 	got := false
-	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND EXISTS
-		(SELECT 1 FROM monitor_events WHERE id = ? AND state = 'pending' AND attempts = ?) RETURNING id`,
-		[]any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.ID, int64(o.Attempts)},
+	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND attempts = ?
+		RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.recorded},
 		func(Rows) error { got = true; return nil })
 	if err != nil {
 		return false, fmt.Errorf("lease monitor: %w", err)
@@ -258,7 +260,7 @@ func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time
 			state, int64(a.Attempt), next.UnixMicro(), a.EventID); err != nil {
 			return fmt.Errorf("event state: %w", err)
 		}
-		return exec(ctx, tx, `UPDATE monitors SET lease_until = 0 WHERE id = ?`, a.MonitorID)
+		return exec(ctx, tx, `UPDATE monitors SET lease_until = 0, attempts = attempts + 1 WHERE id = ?`, a.MonitorID)
 	})
 }
 
@@ -308,7 +310,7 @@ func (s Monitors) Prune(ctx context.Context, before time.Time) error {
 // Pause pauses the key's active monitors (its balance does not cover an
 // event); their events wait.
 func (s Monitors) Pause(ctx context.Context, keyID int64) error {
-	return exec(ctx, s.DB, `UPDATE monitors SET state = 'paused', lease_until = 0 WHERE key_id = ? AND state = 'active'`, keyID)
+	return exec(ctx, s.DB, `UPDATE monitors SET state = 'paused' WHERE key_id = ? AND state = 'active'`, keyID)
 }
 
 // ResumeFunded resumes the paused monitors of keys (not revoked) whose

@@ -17,6 +17,7 @@ CREATE TABLE monitors (
     watermark       bigint NOT NULL DEFAULT 0, -- search monitors: the largest post id looked at
     next_run_at     bigint NOT NULL DEFAULT 0, -- search monitors: unix microseconds
     lease_until     bigint NOT NULL DEFAULT 0, -- a deliverer holds the monitor until then (unix microseconds)
+    attempts        bigint NOT NULL DEFAULT 0, -- attempts recorded: a lease is for the next one
     created_at      bigint NOT NULL
 );
 CREATE INDEX monitors_user ON monitors (user_id, kind);
