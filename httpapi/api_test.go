@@ -324,15 +324,24 @@ func TestMethodNotAllowed(t *testing.T) { eachEngine(t, testMethodNotAllowed) }
 func testMethodNotAllowed(t *testing.T, eng engine) {
 	e := newEnv(t, eng, Config{}, fixture())
 	key, _ := e.key(t, plenty, 0)
+	methods := map[string][]string{} // a path's methods, in route order
 	for _, rt := range routes() {
-		wrong, allow := http.MethodPost, "GET"
+		for _, p := range rt.patterns() {
+			_, path, _ := strings.Cut(p, " ")
+			methods[path] = append(methods[path], rt.method)
+		}
+	}
+	for _, rt := range routes() {
+		wrong := http.MethodPost
 		if rt.method == http.MethodPost {
-			wrong, allow = http.MethodGet, "POST"
+			wrong = http.MethodGet
 		}
 		for _, p := range rt.patterns() {
 			_, path, _ := strings.Cut(p, " ")
+			allow := strings.Join(methods[path], ", ")
 			path = strings.NewReplacer("{user_id}", "1", "{community_id}", "7", "{list_id}", "9",
-				"{thread_id}", "101", "{tweet_id}", "101", "{username}", "bob").Replace(path)
+				"{thread_id}", "101", "{tweet_id}", "101", "{username}", "bob",
+				"{monitor_id}", "01hx1r99s0nsqq1ffdhmyyqbfr").Replace(path)
 			for _, m := range []string{wrong, http.MethodHead, http.MethodPut, http.MethodOptions} {
 				w := e.do(call{method: m, path: path, key: key})
 				if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != allow ||

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/roostapi/roost/billing"
@@ -158,6 +159,30 @@ func (s *server) inject(info *reqInfo, route string, o fault.Outcome) {
 		code = info.fault + "+" + code
 	}
 	info.fault = code
+}
+
+// endpoints serves a path of one or more routes, by method; a method of
+// none of them is 405 naming every method of the path.
+func (s *server) endpoints(rts []*route) http.Handler {
+	if len(rts) == 1 {
+		return s.endpoint(rts[0])
+	}
+	by := map[string]http.HandlerFunc{}
+	methods := make([]string, 0, len(rts))
+	for _, rt := range rts {
+		by[rt.method] = s.endpoint(rt)
+		methods = append(methods, rt.method)
+	}
+	allow := strings.Join(methods, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := by[r.Method]; ok {
+			h(w, r)
+			return
+		}
+		infoFrom(r.Context()).route = rts[0].name
+		w.Header().Set("Allow", allow)
+		writeError(w, r, s.log, errMethod)
+	})
 }
 
 // allow applies the key's rate limit and reports its state in the

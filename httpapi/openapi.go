@@ -81,8 +81,18 @@ func responseTypes() map[string]reflect.Type {
 		"search_top":              reflect.TypeFor[export.Top](),
 		// The streamed exports answer a file (CSV, JSON lines, GEXF, …),
 		// documented as a string body (see operation).
-		"search_export":  reflect.TypeFor[string](),
-		"search_network": reflect.TypeFor[string](),
+		"search_export":           reflect.TypeFor[string](),
+		"search_network":          reflect.TypeFor[string](),
+		"monitor_user_tweets":     reflect.TypeFor[monitorBody](),
+		"monitor_user_following":  reflect.TypeFor[monitorBody](),
+		"monitor_user_profile":    reflect.TypeFor[monitorBody](),
+		"monitor_search_query":    reflect.TypeFor[monitorBody](),
+		"monitor_search_pump_fun": reflect.TypeFor[monitorBody](),
+		"monitors":                reflect.TypeFor[monitorsBody](),
+		"monitor":                 reflect.TypeFor[monitorDetailsBody](),
+		"monitor_update":          reflect.TypeFor[monitorBody](),
+		"monitor_delete":          reflect.TypeFor[statusBody](),
+		"user_webhook":            reflect.TypeFor[webhookBody](),
 	}
 }
 
@@ -103,6 +113,8 @@ func paramDocs() map[string]string {
 		"cursor":          "next_cursor of the previous page; omit (or send empty) for the first page",
 		"type":            "order: Latest (newest first, the default) or Top (by engagement score)",
 		"query":           "the search text (for /search, the operator language of the README)",
+		paramMonitorID:    "a monitor's id (26 lower-case letters and digits)",
+		"page":            "the page of monitors, from 1 (50 a page)",
 	}
 }
 
@@ -188,13 +200,16 @@ func buildDocument(routes []*route, version string) *document {
 			method, path, _ := strings.Cut(p, " ")
 			op := rt.operation(ok, docs)
 			prefix := "bare"
-			if !rt.bare {
-				prefix = strings.TrimPrefix(strings.SplitN(path, "/", 3)[1], "/")
+			if first := strings.SplitN(path, "/", 3)[1]; !rt.bare && (first == "social" || first == "twitter") {
+				prefix = first
 			}
 			op.OperationID = prefix + "_" + rt.name
 			op.Tags = []string{"/" + prefix}
-			if rt.bare {
+			switch {
+			case rt.bare:
 				op.Tags = []string{"account"}
+			case prefix == "bare":
+				op.Tags = []string{"monitors"}
 			}
 			if doc.Paths[path] == nil {
 				doc.Paths[path] = map[string]*operation{}
@@ -230,6 +245,9 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 			". E.g. 429=0.1,500=0.05,delay=200ms,seed=7; latest_cursor_pages=N ends a Latest search's cursors " +
 			"at page N (continue with max_id:). Injected failures are never charged; an unreadable plan is 422",
 		Schema: &schema{Type: "string", MaxLength: intp(fault.MaxText)}})
+	if rt.param == paramMonitorID {
+		op.Responses["404"] = errorResponse("404")
+	}
 	if !rt.free {
 		for _, status := range []string{"402", "403", "404"} {
 			op.Responses[status] = errorResponse(status)
@@ -252,6 +270,8 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 			s = &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxScreenName + 1)}
 		case paramSpaceID:
 			s = &schema{Type: "string", Pattern: "^[0-9A-Za-z]{1,32}$"}
+		case paramMonitorID:
+			s = &schema{Type: "string", Pattern: "^[0-9a-z]{26}$"}
 		}
 		in := "path"
 		if rt.inQuery && p == rt.param {
@@ -271,7 +291,15 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	for _, p := range researchParameters()[rt.name] {
 		add(p.name, "query", p.required, p.schema)
 	}
-	if rt.body != bodyNone {
+	if rt.name == "monitors" {
+		add("page", "query", false, &schema{Type: "integer", Minimum: intp(1)})
+	}
+	if rt.body == bodyObject {
+		op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{"application/json": {Schema: monitorRequest(rt.name)}}}
+		for _, status := range []string{"400", "413", "415"} {
+			op.Responses[status] = errorResponse(status)
+		}
+	} else if rt.body != bodyNone {
 		field, item := "ids", &schema{AnyOf: []*schema{{Type: "integer", Format: "int64"}, {Type: "string", Pattern: "^[0-9]+$"}}}
 		if rt.body == bodyUsernames {
 			field, item = "usernames", &schema{Type: "string"}

@@ -193,13 +193,25 @@ func TestResponseCheckCatches(t *testing.T) {
 // document (unknown paths are answered 404 Unknown endpoint, which no
 // path documents).
 func documented(doc *document, r *http.Request) bool {
+	// As ServeMux does, the pattern with the fewest wildcards that fits
+	// the path takes the request, whatever its method.
+	best, methods := -1, map[string]bool{}
 	for _, rt := range routes() {
 		for _, p := range rt.patterns() {
 			method, pattern, _ := strings.Cut(p, " ")
-			if method == r.Method && matchPattern(pattern, r.URL.Path) {
-				return true
+			if !matchPattern(pattern, r.URL.Path) {
+				continue
+			}
+			switch n := strings.Count(pattern, "{"); {
+			case best < 0 || n < best:
+				best, methods = n, map[string]bool{method: true}
+			case n == best:
+				methods[method] = true
 			}
 		}
+	}
+	if best >= 0 {
+		return methods[r.Method]
 	}
 	return doc.Paths[r.URL.Path]["get"] != nil && r.Method == http.MethodGet
 }

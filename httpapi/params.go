@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/fault"
+	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
 )
@@ -44,6 +45,10 @@ type args struct {
 	// next_cursor is given (a Latest search under a plan's
 	// latest_cursor_pages).
 	page, cursorPages int
+	// fields are a JSON object body's fields (bodyObject).
+	fields map[string]json.RawMessage
+	// monitorsPage is a page number (GET /monitors).
+	monitorsPage int
 }
 
 // Body limits.
@@ -84,6 +89,11 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 			a.id, _ = parseID(name) // digits are an id first, then a name
 		}
 		scope = append(scope, strings.ToLower(name))
+	case paramMonitorID:
+		if !monitor.ValidID(value) {
+			return nil, notFound(msgMonitorNotFound)
+		}
+		a.name = value
 	case paramSpaceID:
 		if !validSpaceID(value) {
 			return nil, invalid(paramSpaceID, "must be 1 to 32 letters and digits")
@@ -241,6 +251,7 @@ const (
 	bodyNone      bodyKind = iota
 	bodyIDs                // {"ids": [...]}
 	bodyUsernames          // {"usernames": [...]}
+	bodyObject             // a JSON object whose fields the route reads
 )
 
 // parseBody reads a JSON body of at most maxBodyBytes. A Content-Type other
@@ -264,6 +275,12 @@ func (a *args) parseBody(r *http.Request, kind bodyKind) error {
 		return badBody(err)
 	}
 	a.body = data
+	if kind == bodyObject {
+		if err := strictUnmarshal(data, &a.fields); err != nil || a.fields == nil {
+			return invalid("body", "must be a JSON object")
+		}
+		return nil
+	}
 	field := "ids"
 	if kind == bodyUsernames {
 		field = "usernames"

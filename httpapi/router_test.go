@@ -46,9 +46,11 @@ func TestRouterBuilds(t *testing.T) {
 		}
 	}
 	// SPEC.md's 17, the hosted service's 18 others and the 4 research
-	// endpoints under both prefixes, and the balance endpoint bare.
-	if len(seen) != 40 || n != 39*2+1 {
-		t.Errorf("%d routes with %d patterns, want 40 with 79", len(seen), n)
+	// endpoints under both prefixes, the balance endpoint bare, the 9
+	// monitoring routes under both prefixes and bare, and POST
+	// /user/webhook bare.
+	if len(seen) != 50 || n != 39*2+1+9*3+1 {
+		t.Errorf("%d routes with %d patterns, want 50 with 107", len(seen), n)
 	}
 }
 

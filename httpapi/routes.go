@@ -41,6 +41,7 @@ type route struct {
 	method   string
 	path     string // below the prefix
 	bare     bool   // registered as is, without prefixes
+	root     bool   // registered under the prefixes and as is (the monitoring paths)
 	param    string // the path parameter, if any
 	param2   string // a second path parameter (an id), if any
 	inQuery  bool   // param is a query-string parameter (the older paths)
@@ -69,7 +70,7 @@ type route struct {
 // endpoint of CONTRACT.md, and the hosted service's other reads (its SDK's
 // paths, then the older paths of its earlier documentation).
 func routes() []*route {
-	return []*route{
+	table := []*route{
 		{name: "user_tweets", method: http.MethodGet, path: "/user/{user_id}/tweets", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(false)},                                                          // 4.1
 		{name: "user_tweets_and_replies", method: http.MethodGet, path: "/user/{user_id}/tweets-and-replies", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(true)},                                   // 4.2
 		{name: "community_tweets", method: http.MethodGet, path: "/community/{community_id}/tweets", param: paramCommunityID, paged: true, ordered: true, limit: pageSize, notFound: msgNotFound, serve: serveCommunityPosts},                         // 4.3
@@ -114,6 +115,7 @@ func routes() []*route {
 		{name: "search_export", local: true, method: http.MethodGet, path: "/search/export", query: true, params: parseExport, stream: streamExport},
 		{name: "search_network", local: true, method: http.MethodGet, path: "/search/network", query: true, params: parseNetwork, stream: streamNetwork},
 	}
+	return append(table, monitorRoutes()...)
 }
 
 // patterns are the ServeMux patterns a route answers.
@@ -124,6 +126,9 @@ func (rt *route) patterns() []string {
 	out := make([]string, 0, len(prefixes))
 	for _, p := range prefixes {
 		out = append(out, rt.method+" "+p+rt.path)
+	}
+	if rt.root {
+		out = append(out, rt.method+" "+rt.path)
 	}
 	return out
 }

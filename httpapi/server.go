@@ -17,7 +17,9 @@ import (
 
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/fault"
+	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // DefaultRateLimit is the requests per minute a key may make unless its
@@ -58,6 +60,10 @@ type Config struct {
 	// Sleep waits out a delay a fault plan adds, or until ctx is done
 	// (nil: a timer; tests count the delays instead).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Monitors runs the monitoring endpoints; nil: a service over the
+	// store (when it keeps monitors) that allows private webhook targets
+	// and is not run (nothing is dispatched or delivered).
+	Monitors *monitor.Service
 }
 
 // DefaultMaxConcurrent is the cap on requests served at once.
@@ -85,6 +91,8 @@ type server struct {
 	// out its delays (Config.Sleep).
 	dice  *fault.Dice
 	sleep func(ctx context.Context, d time.Duration) error
+	// mon keeps the monitors (nil: the monitoring endpoints answer 503).
+	mon *monitor.Service
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -125,6 +133,11 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		upstream:      cfg.Upstream,
 		dice:          fault.NewDice(),
 		sleep:         cfg.Sleep,
+		mon:           cfg.Monitors,
+	}
+	if ms, ok := store.(interface{ Monitors() sqlstore.Monitors }); ok && s.mon == nil {
+		s.mon = monitor.New(ms.Monitors(), store, store, NewRenderer(store), monitor.Options{AllowPrivate: true,
+			Price: cfg.Price, Now: cfg.Now}, log)
 	}
 	registerReads(cfg.Registry, store)
 	if cfg.MaxConcurrent == 0 {
@@ -133,13 +146,22 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
+	// Registered for every method: the endpoint answers a wrong one (HEAD
+	// too) 405 with its own Allow. A path of several routes (a monitor's
+	// GET, PATCH and DELETE) picks its route by method.
+	byPath := map[string][]*route{}
+	var paths []string
 	for _, rt := range routes() {
 		for _, p := range rt.patterns() {
-			// Registered for every method: the endpoint answers a wrong
-			// one (HEAD too) 405 with its own Allow.
 			_, path, _ := strings.Cut(p, " ")
-			s.mux.Handle(path, s.endpoint(rt))
+			if byPath[path] == nil {
+				paths = append(paths, path)
+			}
+			byPath[path] = append(byPath[path], rt)
 		}
+	}
+	for _, path := range paths {
+		s.mux.Handle(path, s.endpoints(byPath[path]))
 	}
 	s.mux.HandleFunc("GET /healthz", s.health)
 	s.mux.HandleFunc("GET /readyz", s.ready)

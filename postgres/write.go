@@ -63,19 +63,25 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 					return fmt.Errorf("synchronous_commit: %w", err)
 				}
 			}
+			changes, err := changeLog.Begin(ctx, txDB{tx}, b)
+			if err != nil {
+				return err
+			}
 			if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
 				return err
 			}
 			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
 				return err
 			}
-			if err := writeRelations(ctx, tx, b, first); err != nil {
+			if err := writeRelations(ctx, tx, b, first, changes); err != nil {
 				return err
 			}
 			if b.LiveTick != 0 {
-				return sqlstore.AdvanceTick(ctx, txDB{tx}, b.LiveTick)
+				if err := sqlstore.AdvanceTick(ctx, txDB{tx}, b.LiveTick); err != nil {
+					return err
+				}
 			}
-			return nil
+			return changeLog.Commit(ctx, txDB{tx}, changes)
 		})
 		if direct && errors.Is(err, errCopyConflict) {
 			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)

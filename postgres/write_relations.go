@@ -126,7 +126,7 @@ func writeRows(ctx context.Context, tx pgx.Tx, spec *upsertSpec, rows [][]any, f
 
 // writeRelations writes the relations, lists and communities of a batch;
 // see writeRows for first.
-func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copyFirst) error {
+func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copyFirst, changes *sqlstore.PendingChanges) error {
 	type job struct {
 		spec *upsertSpec
 		rows [][]any
@@ -186,9 +186,11 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 		})},
 	}
 	if len(b.Unfollows) > 0 {
-		if _, err := sqlstore.DeleteFollows(ctx, txDB{tx}, b.Unfollows); err != nil {
+		gone, err := sqlstore.DeleteFollows(ctx, txDB{tx}, b.Unfollows)
+		if err != nil {
 			return err
 		}
+		changes.Unfollowed(gone)
 	}
 	for _, j := range jobs {
 		if err := writeRows(ctx, tx, j.spec, j.rows, first); err != nil {

@@ -37,13 +37,17 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	defer tx.Rollback()
 	w := &batchWriter{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
 	defer w.close()
+	changes, err := changeLog.Begin(ctx, sqlDB(tx.QueryContext), b)
+	if err != nil {
+		return st, fmt.Errorf("sqlite: write: %w", err)
+	}
 	if err := w.users(b.Users, &st); err != nil {
 		return social.WriteStats{}, err
 	}
 	if err := w.posts(b.Posts, &st); err != nil {
 		return social.WriteStats{}, err
 	}
-	if err := w.relations(b); err != nil {
+	if err := w.relations(b, changes); err != nil {
 		return social.WriteStats{}, err
 	}
 	if err := w.spaces(b.Spaces); err != nil {
@@ -56,6 +60,9 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 		if err := sqlstore.AdvanceTick(ctx, sqlDB(tx.QueryContext), b.LiveTick); err != nil {
 			return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 		}
+	}
+	if err := changeLog.Commit(ctx, sqlDB(tx.QueryContext), changes); err != nil {
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)

@@ -8,8 +8,8 @@ import (
 )
 
 // relations writes every relation and the lists and communities of a batch.
-func (w *batchWriter) relations(b *social.Batch) error {
-	if err := w.unfollow(b.Unfollows); err != nil {
+func (w *batchWriter) relations(b *social.Batch, changes *sqlstore.PendingChanges) error {
+	if err := w.unfollow(b.Unfollows, changes); err != nil {
 		return err
 	}
 	if err := pairs(w, "follows (follower_id, followee_id", b.Follows, func(f social.Follow) []any {
@@ -103,13 +103,16 @@ func pairs[T any](w *batchWriter, into string, rows []T, args func(T) []any) err
 		` ON CONFLICT DO UPDATE SET created_at = excluded.created_at`, 3, relationChunk, flat)
 }
 
-// unfollow deletes the batch's unfollowed edges.
-func (w *batchWriter) unfollow(fs []social.Follow) error {
+// unfollow deletes the batch's unfollowed edges and logs the ones it
+// deleted for the monitors.
+func (w *batchWriter) unfollow(fs []social.Follow, changes *sqlstore.PendingChanges) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	if _, err := sqlstore.DeleteFollows(w.ctx, sqlDB(w.tx.QueryContext), fs); err != nil {
+	gone, err := sqlstore.DeleteFollows(w.ctx, sqlDB(w.tx.QueryContext), fs)
+	if err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
+	changes.Unfollowed(gone)
 	return nil
 }

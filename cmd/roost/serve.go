@@ -19,8 +19,10 @@ import (
 	"github.com/roostapi/roost/gen"
 	"github.com/roostapi/roost/httpapi"
 	"github.com/roostapi/roost/live"
+	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // maxSearchTimeout leaves a stopped search time to be answered within the
@@ -51,6 +53,16 @@ type serveConfig struct {
 	live           string
 	liveEvery      time.Duration
 	gw             *gatewayFlags
+	hooks          webhookFlags
+}
+
+// webhookFlags tune the monitors' webhook deliveries.
+type webhookFlags struct {
+	private  bool
+	workers  int
+	timeout  time.Duration
+	attempts int
+	backoff  time.Duration
 }
 
 // listValue is a repeatable, comma-separated flag value.
@@ -89,6 +101,14 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json (one access line per request)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
 		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted)")
+	fs.BoolVar(&c.hooks.private, "webhook-private", true, "let webhooks reach loopback, private and link-local addresses "+
+		"(a local twin); turn off on a shared deployment: then such targets are refused at registration and at every connection")
+	fs.IntVar(&c.hooks.workers, "webhook-workers", monitor.DefaultWorkers, "webhook deliveries at once (a slow receiver holds one)")
+	fs.DurationVar(&c.hooks.timeout, "webhook-timeout", monitor.DefaultTimeout, "time limit of one webhook delivery")
+	fs.IntVar(&c.hooks.attempts, "webhook-attempts", monitor.DefaultMaxAttempts,
+		"attempts of an event before it is dead (retried on 5xx, 408, 429, timeouts and connection errors)")
+	fs.DurationVar(&c.hooks.backoff, "webhook-backoff", monitor.DefaultBackoff,
+		"wait after a failed delivery, doubled per failure up to 10m, with jitter")
 	fs.StringVar(&c.config, "config", "", "YAML file of settings named as these flags (or ROOST_CONFIG)")
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
 	fs.StringVar(&c.live, "live", "", "keep the network moving while serving: at most RATE events (N/s, N/m or N/h, e.g. 5/s; default off; see roost live --help)")
@@ -136,6 +156,8 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 		return nil, nil, nil, usageError("--log-format must be text or json, not %q", c.logFormat)
 	case c.db == "":
 		return nil, nil, nil, usageError("--db must not be empty")
+	case c.hooks.workers <= 0 || c.hooks.attempts <= 0 || c.hooks.timeout <= 0 || c.hooks.backoff <= 0:
+		return nil, nil, nil, usageError("--webhook-workers, --webhook-attempts, --webhook-timeout and --webhook-backoff must be more than 0")
 	case len(c.dbRead) > 0 && !isPostgres(c.db):
 		return nil, nil, nil, usageError("--db-read needs a postgres:// --db (a SQLite file has no standbys)")
 	case c.maxReplicaLag <= 0:
@@ -268,6 +290,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if upstream != nil {
 		cfg.Upstream = upstream
 		fmt.Fprintln(e.stderr, c.gw.describe())
+	}
+	var mon *monitor.Service
+	if ms, ok := s.(interface{ Monitors() sqlstore.Monitors }); ok {
+		mon = monitor.New(ms.Monitors(), s, s, httpapi.NewRenderer(s), monitor.Options{AllowPrivate: c.hooks.private,
+			Price: c.price.micros, Workers: c.hooks.workers, Timeout: c.hooks.timeout, MaxAttempts: c.hooks.attempts,
+			Backoff: c.hooks.backoff, Registry: reg}, e.log)
+		cfg.Monitors = mon
+		runCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); mon.Run(runCtx) }()
+		defer func() { stop(); <-done }()
 	}
 	h := httpapi.New(cfg, s, limiter, e.log)
 	servers := []*http.Server{newHTTPServer(h)}

@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/roostapi/roost/monitor"
+	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/storetest"
+)
+
+// twoStores opens one database of eng twice, as two server processes do.
+func twoStores(t *testing.T, eng string) (social.Store, social.Store) {
+	t.Helper()
+	ctx := context.Background()
+	open := func(at string) social.Store {
+		var st social.Store
+		var err error
+		if eng == "sqlite" {
+			st, err = sqlite.Open(ctx, at, nil)
+		} else {
+			st, err = postgres.Open(ctx, at, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	at := filepath.Join(t.TempDir(), "two.db")
+	if eng == "postgres" {
+		at = storetest.FreshSchema(t, storetest.PostgresURL(t))
+	}
+	return open(at), open(at)
+}
+
+func runService(t *testing.T, st social.Store, opt monitor.Options) *monitor.Service {
+	t.Helper()
+	opt.AllowPrivate = true
+	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Run(ctx) }()
+	t.Cleanup(func() { stop(); <-done })
+	return svc
+}
+
+// TestMonitorsTwoProcesses: two services on one database (two server
+// processes) dispatch every change once and deliver every event, in order
+// per monitor.
+func TestMonitorsTwoProcesses(t *testing.T) {
+	for _, eng := range []string{"sqlite", "postgres"} {
+		t.Run(eng, func(t *testing.T) {
+			a, b := twoStores(t, eng)
+			ctx := context.Background()
+			if _, err := a.Write(ctx, monitorWorld(0)); err != nil {
+				t.Fatal(err)
+			}
+			e := &env{store: a}
+			_, id := e.key(t, 1_000_000, 0)
+			rc := newReceiver(t)
+			svcA := runService(t, a, monitor.Options{Poll: 5 * time.Millisecond})
+			runService(t, b, monitor.Options{Poll: 5 * time.Millisecond})
+			for _, u := range []int64{mAlice, mBob} {
+				hook := rc.srv.URL + "/" + map[int64]string{mAlice: "a", mBob: "b"}[u]
+				if _, err := svcA.CreateUser(ctx, id, monitor.UserTweets, monitor.Target{UserID: u}, &hook); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const steps = 30
+			for s := 1; s <= steps; s++ {
+				st := a
+				if s%2 == 0 {
+					st = b
+				}
+				if _, err := st.Write(ctx, monitorWorld(s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for len(rc.all()) < 2*steps && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond) // room for a duplicate to show
+			seen := map[string]bool{}
+			last := map[string]string{}
+			for _, d := range rc.all() {
+				if seen[d.id] {
+					t.Errorf("event %s delivered twice without a crash", d.id)
+				}
+				seen[d.id] = true
+				p := postOf(d.body)
+				if len(p) < len(last[d.path]) || (len(p) == len(last[d.path]) && p <= last[d.path]) {
+					t.Errorf("%s: post %s after %s", d.path, p, last[d.path])
+				}
+				last[d.path] = p
+			}
+			if len(seen) != 2*steps {
+				t.Errorf("%d events delivered, want %d", len(seen), 2*steps)
+			}
+		})
+	}
+}
+
+// TestMonitorsSlowReceiver: a receiver that does not answer holds one
+// delivery slot; other monitors' events still arrive.
+func TestMonitorsSlowReceiver(t *testing.T) {
+	for _, eng := range []string{"sqlite", "postgres"} {
+		t.Run(eng, func(t *testing.T) {
+			st, _ := twoStores(t, eng)
+			ctx := context.Background()
+			if _, err := st.Write(ctx, monitorWorld(0)); err != nil {
+				t.Fatal(err)
+			}
+			release := make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			defer free()
+			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				<-release
+			}))
+			defer slow.Close()
+			defer free() // before slow.Close waits for its handler
+			rc := newReceiver(t)
+			svc := runService(t, st, monitor.Options{Workers: 2, Timeout: time.Minute})
+			_, id := (&env{store: st}).key(t, 1_000_000, 0)
+			if _, err := svc.CreateUser(ctx, id, monitor.UserTweets, monitor.Target{UserID: mAlice}, &slow.URL); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.CreateUser(ctx, id, monitor.UserTweets, monitor.Target{UserID: mBob}, &rc.srv.URL); err != nil {
+				t.Fatal(err)
+			}
+			for s := 1; s <= 10; s++ {
+				if _, err := st.Write(ctx, monitorWorld(s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for len(rc.all()) < 10 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := len(rc.all()); n != 10 {
+				t.Errorf("%d of bob's 10 events arrived while alice's receiver hung", n)
+			}
+		})
+	}
+}

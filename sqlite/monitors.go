@@ -1,0 +1,35 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/roostapi/roost/sqlstore"
+)
+
+// changeLog is SQLite's change log: one writer, so no lock is needed for
+// the log's rows to appear in the order of their numbers.
+var changeLog = sqlstore.ChangeLog{}
+
+// Monitors is the storage of monitors and webhooks: writes through the
+// one write connection, reads (the dispatcher's and deliverer's polls) from
+// the read pool, so that they do not queue with the API's writes.
+func (s *Store) Monitors() sqlstore.Monitors {
+	return sqlstore.Monitors{DB: sqlDB(s.write.QueryContext), Read: sqlDB(s.read.QueryContext), Tx: s.inTx}
+}
+
+// inTx runs fn in one IMMEDIATE transaction of the write connection.
+func (s *Store) inTx(ctx context.Context, fn func(sqlstore.DB) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(sqlDB(tx.QueryContext)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}

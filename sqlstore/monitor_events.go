@@ -1,0 +1,327 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errStale ends a dispatch whose position another dispatcher moved.
+var errStale = errors.New("dispatch position moved")
+
+// NewEvent is an event for the outbox.
+type NewEvent struct {
+	MonitorID string
+	Event     string // new_tweet, new_following, profile_update
+	Dedup     string // once per monitor; "" for none
+	Data      []byte // JSON
+	Extra     []byte // JSON or nil
+}
+
+// Cursor is the last change turned into events.
+func (s Monitors) Cursor(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.reader().Query(ctx, `SELECT seq FROM change_cursor WHERE id = 1`, nil, func(r Rows) error { return r.Scan(&seq) })
+	if err != nil {
+		return 0, fmt.Errorf("change cursor: %w", err)
+	}
+	return seq, nil
+}
+
+// Changes returns at most limit changes after seq, in order.
+func (s Monitors) Changes(ctx context.Context, after int64, limit int) ([]Change, error) {
+	cs, err := all(ctx, s.reader(), `SELECT seq, kind, subject, object, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`,
+		[]any{after, int64(limit)}, func(r Rows) (Change, error) {
+			var c Change
+			var kind, at int64
+			err := r.Scan(&c.Seq, &kind, &c.Subject, &c.Object, &at)
+			c.Kind, c.At = ChangeKind(kind), time.UnixMicro(at)
+			return c, err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	return cs, nil
+}
+
+// Watching returns the user monitors of kinds that watch any of users.
+func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) ([]Monitor, error) {
+	if len(users) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(users)+len(kinds))
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	var out []Monitor
+	for lo := 0; lo < len(users); lo += inChunk {
+		part := users[lo:min(lo+inChunk, len(users))]
+		a := args[:len(kinds):len(kinds)]
+		for _, u := range part {
+			a = append(a, u)
+		}
+		ms, err := all(ctx, s.reader(), `SELECT `+monitorCols+` FROM monitors WHERE kind IN (`+Placeholders(len(kinds))+
+			`) AND user_id IN (`+Placeholders(len(part))+`) ORDER BY id`, a, scanMonitor)
+		if err != nil {
+			return nil, fmt.Errorf("monitors watching: %w", err)
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// SearchesDue returns the search monitors whose next run is due at now.
+func (s Monitors) SearchesDue(ctx context.Context, now time.Time, kinds ...string) ([]Monitor, error) {
+	args := []any{now.UnixMicro()}
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	ms, err := all(ctx, s.reader(), `SELECT `+monitorCols+` FROM monitors WHERE next_run_at <= ? AND kind IN (`+
+		Placeholders(len(kinds))+`) ORDER BY next_run_at`, args, scanMonitor)
+	if err != nil {
+		return nil, fmt.Errorf("search monitors due: %w", err)
+	}
+	return ms, nil
+}
+
+// Dispatch stores events made from the changes after from up to to, with
+// the profile snapshots they changed, and moves the position to to: all
+// in one transaction, so that a crash loses no change and repeats none.
+// It reports false, storing nothing, when the position is no longer from
+// (another dispatcher moved it) or another holds it.
+func (s Monitors) Dispatch(ctx context.Context, from, to int64, events []NewEvent, snapshots map[string][]byte) (bool, error) {
+	err := s.Tx(ctx, func(tx DB) error {
+		var seq int64
+		found := false
+		err := tx.Query(ctx, `SELECT seq FROM change_cursor WHERE id = 1`+s.ForUpdate, nil, func(r Rows) error {
+			found = true
+			return r.Scan(&seq)
+		})
+		if err != nil {
+			return fmt.Errorf("change cursor: %w", err)
+		}
+		if !found || seq != from {
+			return errStale
+		}
+		if err := s.insertEvents(ctx, tx, events); err != nil {
+			return err
+		}
+		for id, snap := range snapshots {
+			if err := exec(ctx, tx, `UPDATE monitors SET snapshot = ? WHERE id = ?`, string(snap), id); err != nil {
+				return fmt.Errorf("profile snapshot: %w", err)
+			}
+		}
+		if err := exec(ctx, tx, `DELETE FROM changes WHERE seq <= ?`, to); err != nil {
+			return fmt.Errorf("consumed changes: %w", err)
+		}
+		return exec(ctx, tx, `UPDATE change_cursor SET seq = ? WHERE id = 1`, to)
+	})
+	if errors.Is(err, errStale) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Searched stores a search monitor's new events and moves its watermark
+// from old to mark and its next run to next, in one transaction; false
+// when another dispatcher moved the watermark first (nothing stored).
+func (s Monitors) Searched(ctx context.Context, id string, old, mark int64, next time.Time, events []NewEvent) (bool, error) {
+	err := s.Tx(ctx, func(tx DB) error {
+		found := false
+		err := tx.Query(ctx, `UPDATE monitors SET watermark = ?, next_run_at = ? WHERE id = ? AND watermark = ?
+			RETURNING id`, []any{mark, next.UnixMicro(), id, old}, func(Rows) error { found = true; return nil })
+		if err != nil {
+			return fmt.Errorf("search monitor: %w", err)
+		}
+		if !found {
+			return errStale
+		}
+		return s.insertEvents(ctx, tx, events)
+	})
+	if errors.Is(err, errStale) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (s Monitors) insertEvents(ctx context.Context, tx DB, events []NewEvent) error {
+	now := time.Now().UnixMicro()
+	for _, e := range events {
+		var dedup any
+		if e.Dedup != "" {
+			dedup = e.Dedup
+		}
+		err := exec(ctx, tx, `INSERT INTO monitor_events (monitor_id, event, dedup, data, extra, state, attempts, next_at,
+			created_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT DO NOTHING`,
+			e.MonitorID, e.Event, dedup, e.Data, e.Extra, now, now)
+		if err != nil {
+			return fmt.Errorf("store event: %w", err)
+		}
+	}
+	return nil
+}
+
+// Outgoing is the next event of one monitor to deliver.
+type Outgoing struct {
+	ID         int64
+	Event      string
+	Data       []byte
+	Extra      []byte
+	Attempts   int
+	CreatedAt  time.Time
+	Monitor    Monitor
+	DefaultURL *string // the key's default webhook
+	Secret     string  // the key's signing secret ("" when it has none yet)
+	// recorded is the monitor's count of recorded attempts when read.
+	recorded int64
+}
+
+// Due returns, for at most limit active monitors not leased at now, the
+// oldest pending event when its next attempt is due: delivery is in order
+// per monitor, so a monitor's later events wait for its first.
+func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
+	at := now.UnixMicro()
+	out, err := all(ctx, s.reader(), `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
+		m.attempts, m.`+monitorColsM+`
+		FROM monitors m JOIN monitor_events e ON e.id = (SELECT min(f.id) FROM monitor_events f
+			WHERE f.monitor_id = m.id AND f.state = 'pending')
+		LEFT JOIN webhooks w ON w.key_id = m.key_id
+		WHERE m.state = 'active' AND m.lease_until < ? AND e.next_at <= ?
+		ORDER BY e.next_at, e.id LIMIT ?`, []any{at, at, int64(limit)}, func(r Rows) (Outgoing, error) {
+		var o Outgoing
+		var m Monitor
+		var params, snap string
+		var refresh, next, created, evAt, attempts int64
+		err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.recorded,
+			&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
+			&m.Watermark, &next, &created)
+		m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
+		m.NextRunAt, m.CreatedAt = time.UnixMicro(next), time.UnixMicro(created)
+		o.Monitor, o.Attempts, o.CreatedAt = m, int(attempts), time.UnixMicro(evAt)
+		return o, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("events due: %w", err)
+	}
+	return out, nil
+}
+
+// monitorColsM is monitorCols of the alias m, after its leading "m.".
+const monitorColsM = `id, m.key_id, m.kind, m.user_id, m.params, m.query, m.refresh_seconds, m.webhook_url, m.state,
+	m.snapshot, m.watermark, m.next_run_at, m.created_at`
+
+// Lease gives the monitor to one deliverer until until, for the attempt
+// o stands for; false when another holds it or recorded an attempt since o
+// was read. Several processes on one database deliver each monitor's
+// events one at a time, in order, each attempt once. Both conditions are
+// on the monitor's row, which a concurrent update rechecks (PostgreSQL's
+// read committed re-reads the row it waited for, not a subquery).
+func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) (bool, error) {
+	got := false
+	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND attempts = ?
+		RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.recorded},
+		func(Rows) error { got = true; return nil })
+	if err != nil {
+		return false, fmt.Errorf("lease monitor: %w", err)
+	}
+	return got, nil
+}
+
+// Attempt is one delivery attempt of an event.
+type Attempt struct {
+	MonitorID string
+	EventID   int64
+	Attempt   int
+	Status    int // the receiver's HTTP status; 0: no answer
+	Error     string
+	Duration  time.Duration
+	At        time.Time
+}
+
+// KeepAttempts is how many attempts the delivery log keeps per monitor.
+const KeepAttempts = 50
+
+// Record logs an attempt and moves its event to state (pending: retried
+// at next), releasing the monitor's lease, in one transaction.
+func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time.Time) error {
+	return s.Tx(ctx, func(tx DB) error {
+		if err := exec(ctx, tx, `INSERT INTO monitor_deliveries (monitor_id, event_id, attempt, status, error, duration_us, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, a.MonitorID, a.EventID, int64(a.Attempt), int64(a.Status), a.Error,
+			a.Duration.Microseconds(), a.At.UnixMicro()); err != nil {
+			return fmt.Errorf("delivery log: %w", err)
+		}
+		if err := exec(ctx, tx, `DELETE FROM monitor_deliveries WHERE monitor_id = ? AND id <= (SELECT id FROM
+			monitor_deliveries WHERE monitor_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`, a.MonitorID, a.MonitorID,
+			int64(KeepAttempts)); err != nil {
+			return fmt.Errorf("delivery log: %w", err)
+		}
+		if err := exec(ctx, tx, `UPDATE monitor_events SET state = ?, attempts = ?, next_at = ? WHERE id = ?`,
+			state, int64(a.Attempt), next.UnixMicro(), a.EventID); err != nil {
+			return fmt.Errorf("event state: %w", err)
+		}
+		return exec(ctx, tx, `UPDATE monitors SET lease_until = 0, attempts = attempts + 1 WHERE id = ?`, a.MonitorID)
+	})
+}
+
+// Release ends a lease without an attempt (e.g. the key could not pay).
+func (s Monitors) Release(ctx context.Context, id string) error {
+	return exec(ctx, s.DB, `UPDATE monitors SET lease_until = 0 WHERE id = ?`, id)
+}
+
+// Attempts returns the monitor's last n attempts, newest first.
+func (s Monitors) Attempts(ctx context.Context, id string, n int) ([]Attempt, error) {
+	return all(ctx, s.reader(), `SELECT monitor_id, event_id, attempt, status, error, duration_us, at FROM monitor_deliveries
+		WHERE monitor_id = ? ORDER BY id DESC LIMIT ?`, []any{id, int64(n)}, func(r Rows) (Attempt, error) {
+		var a Attempt
+		var attempt, status, dur, at int64
+		err := r.Scan(&a.MonitorID, &a.EventID, &attempt, &status, &a.Error, &dur, &at)
+		a.Attempt, a.Status, a.Duration, a.At = int(attempt), int(status), time.Duration(dur)*time.Microsecond, time.UnixMicro(at)
+		return a, err
+	})
+}
+
+// EventCounts counts the monitor's events by state.
+func (s Monitors) EventCounts(ctx context.Context, id string) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := s.reader().Query(ctx, `SELECT state, count(*) FROM monitor_events WHERE monitor_id = ? GROUP BY state`, []any{id},
+		func(r Rows) error {
+			var st string
+			var n int64
+			err := r.Scan(&st, &n)
+			out[st] = n
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("event counts: %w", err)
+	}
+	return out, nil
+}
+
+// Prune removes the delivered and dead events made before before (their
+// attempts stay in the delivery log while it keeps them).
+func (s Monitors) Prune(ctx context.Context, before time.Time) error {
+	if err := exec(ctx, s.DB, `DELETE FROM monitor_events WHERE state <> 'pending' AND created_at < ?`, before.UnixMicro()); err != nil {
+		return fmt.Errorf("prune events: %w", err)
+	}
+	return nil
+}
+
+// Pause pauses the key's active monitors (its balance does not cover an
+// event); their events wait.
+func (s Monitors) Pause(ctx context.Context, keyID int64) error {
+	return exec(ctx, s.DB, `UPDATE monitors SET state = 'paused' WHERE key_id = ? AND state = 'active'`, keyID)
+}
+
+// ResumeFunded resumes the paused monitors of keys (not revoked) whose
+// balance covers price, and reports how many.
+func (s Monitors) ResumeFunded(ctx context.Context, price int64) (int, error) {
+	n := 0
+	err := s.DB.Query(ctx, `UPDATE monitors SET state = 'active' WHERE state = 'paused' AND key_id IN
+		(SELECT id FROM api_keys WHERE balance >= ? AND revoked_at IS NULL) RETURNING id`, []any{price},
+		func(Rows) error { n++; return nil })
+	if err != nil {
+		return 0, fmt.Errorf("resume monitors: %w", err)
+	}
+	return n, nil
+}
