@@ -53,9 +53,9 @@ const watchedQuery = `SELECT EXISTS (SELECT 1 FROM monitors)`
 
 // Begin finds what the batch adds that monitors look at: posts not stored
 // yet, full profiles, follows not stored yet. It must run in the write's
-// transaction before the write.
+// transaction before the write (deleted follows are added by Unfollowed).
 func (l ChangeLog) Begin(ctx context.Context, tx DB, b *social.Batch) (*PendingChanges, error) {
-	if len(b.Posts) == 0 && len(b.Users) == 0 && len(b.Follows) == 0 {
+	if len(b.Posts) == 0 && len(b.Users) == 0 && len(b.Follows) == 0 && len(b.Unfollows) == 0 {
 		return nil, nil
 	}
 	watched := false

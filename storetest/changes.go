@@ -95,6 +95,15 @@ func testChangeLog(t *testing.T, open Opener) {
 			t.Fatalf("a bulk load's post was not logged: %+v", cs)
 		}
 	}
+	// An unfollow is logged for the edge it deleted, not for one that
+	// was not there.
+	before := len(changes())
+	if _, err := s.Write(ctx, &social.Batch{Unfollows: []social.Follow{{FollowerID: 1, FolloweeID: 3}, {FollowerID: 1, FolloweeID: 9}}}); err != nil {
+		t.Fatal(err)
+	}
+	if cs := changes(); len(cs) != before+1 || cs[before].Kind != sqlstore.ChangeUnfollow || cs[before].Subject != 1 || cs[before].Object != 3 {
+		t.Fatalf("after unfollowing 1→3 and the absent 1→9: %+v", cs[before:])
+	}
 
 	last := changes()[len(changes())-1].Seq
 	const mid = "01hx1r99s0nsqq1ffdhmyyqbfr"
