@@ -428,13 +428,15 @@ func ReportLive(w io.Writer, rep *LiveReport) {
 		float64(rep.Ticks)/secs, max(rep.Asked-rep.Ticks, 0))
 	fmt.Fprintf(w, "webhooks: %s; %d events arrived (%d repeated, %d badly signed, %d without a seen commit, %d left pending)\n",
 		monitorMix(rep.Monitors), rep.Received, rep.Repeats, rep.BadSig, rep.Unmatched, rep.Pending)
-	fmt.Fprintf(w, "%-28s %7s %10s %10s %10s\n", "commit→POST", "events", "p50", "p99", "max")
-	for _, l := range rep.Latency {
-		name := l.Type
-		if name == monitor.SearchQuery {
-			name += fmt.Sprintf(" (refresh %ds)", searchRefresh)
+	if rep.Received > 0 {
+		fmt.Fprintf(w, "%-28s %7s %10s %10s %10s\n", "commit→POST", "events", "p50", "p99", "max")
+		for _, l := range rep.Latency {
+			name := l.Type
+			if name == monitor.SearchQuery {
+				name += fmt.Sprintf(" (refresh %ds)", searchRefresh)
+			}
+			fmt.Fprintf(w, "%-28s %7d %10s %10s %10s\n", name, l.Events, round(l.P50), round(l.P99), round(l.Max))
 		}
-		fmt.Fprintf(w, "%-28s %7d %10s %10s %10s\n", name, l.Events, round(l.P50), round(l.P99), round(l.Max))
 	}
 	fmt.Fprintf(w, "load average (1, 5, 15 min): %s at the start, %s at the end\n", rep.LoadStart, rep.LoadEnd)
 	rss, peak := Memory()
