@@ -82,3 +82,33 @@ func TestCompareLive(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLive runs CompareLive (200 events/s, 1,000 monitors) on the
+// SQLite database named by ROOST_BENCH_DB, once per iteration, and reports
+// the largest p99 ratio of a page kind (live/quiet), the events/s written
+// and the p99 from commit to webhook POST of the user monitors; with
+// -cpuprofile or -blockprofile it shows where the time goes:
+//
+//	ROOST_BENCH_DB=/tmp/b1m.db go test ./perf -run X -bench Live -benchtime 1x -blockprofile block.out
+func BenchmarkLive(b *testing.B) {
+	ctx := context.Background()
+	rig := benchRig(b)
+	for i := 0; i < b.N; i++ {
+		rep, err := rig.CompareLive(ctx, LiveConfig{Every: 5 * time.Millisecond, Monitors: 1000, Seed: uint64(i)}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		worst := 0.0
+		for j, q := range rep.Quiet {
+			worst = max(worst, float64(rep.Live[j].P99)/float64(max(q.P99, 1)))
+		}
+		b.ReportMetric(worst, "p99-ratio")
+		b.ReportMetric(float64(rep.Ticks)/rep.LiveTime.Seconds(), "events/s")
+		for _, l := range rep.Latency {
+			if l.Type == "user monitors" {
+				b.ReportMetric(float64(l.P99.Microseconds())/1000, "commit-post-p99-ms")
+			}
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
