@@ -195,22 +195,49 @@ type Stats struct {
 // Measure serves n requests of a class, following next_cursor for a
 // second page on every fourth request, and returns the latencies.
 func (r *Rig) Measure(c Class, n int, seed uint64) (Stats, error) {
+	var sm samples
+	if err := r.serve(c, n, seed, &sm); err != nil {
+		return Stats{}, err
+	}
+	return sm.stats(c.Name), nil
+}
+
+// samples are the latencies of the requests of one class.
+type samples struct {
+	lat     []time.Duration
+	max     time.Duration
+	slowest string
+}
+
+func (sm *samples) add(path string, d time.Duration) {
+	sm.lat = append(sm.lat, d)
+	if d > sm.max {
+		sm.max, sm.slowest = d, path
+	}
+}
+
+func (sm *samples) stats(class string) Stats {
+	lat := slices.Sorted(slices.Values(sm.lat))
+	if len(lat) == 0 {
+		return Stats{Class: class}
+	}
+	q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
+	return Stats{Class: class, Requests: len(lat), P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: sm.max, Slowest: sm.slowest}
+}
+
+// serve serves n requests of a class (and the second pages of every
+// fourth) and adds their latencies to sm.
+func (r *Rig) serve(c Class, n int, seed uint64, sm *samples) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	lat := make([]time.Duration, 0, n)
-	var slowest string
-	var max time.Duration
 	for i := 0; i < n; i++ {
 		path := c.Path(rng)
 		start := time.Now()
 		code, body := r.Get(path)
 		d := time.Since(start)
 		if code != http.StatusOK {
-			return Stats{}, fmt.Errorf("perf: %s: GET %s: status %d: %s", c.Name, path, code, body)
+			return fmt.Errorf("perf: %s: GET %s: status %d: %s", c.Name, path, code, body)
 		}
-		lat = append(lat, d)
-		if d > max {
-			max, slowest = d, path
-		}
+		sm.add(path, d)
 		if i%4 == 3 {
 			var p page
 			if err := json.Unmarshal(body, &p); err == nil && p.NextCursor != nil {
@@ -221,19 +248,13 @@ func (r *Rig) Measure(c Class, n int, seed uint64) (Stats, error) {
 				next := path + sep + "cursor=" + url.QueryEscape(*p.NextCursor)
 				start := time.Now()
 				if code, body := r.Get(next); code != http.StatusOK {
-					return Stats{}, fmt.Errorf("perf: %s: GET %s: status %d: %s", c.Name, next, code, body)
+					return fmt.Errorf("perf: %s: GET %s: status %d: %s", c.Name, next, code, body)
 				}
-				d := time.Since(start)
-				lat = append(lat, d)
-				if d > max {
-					max, slowest = d, next
-				}
+				sm.add(next, time.Since(start))
 			}
 		}
 	}
-	slices.Sort(lat)
-	q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
-	return Stats{Class: c.Name, Requests: len(lat), P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: max, Slowest: slowest}, nil
+	return nil
 }
 
 // Memory reads the process's resident memory now and at its peak, in

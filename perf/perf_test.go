@@ -70,20 +70,7 @@ func TestNewRigNeedsData(t *testing.T) {
 //
 //	ROOST_BENCH_DB=/tmp/b1m.db go test ./perf -run X -bench Pages -benchtime 500x
 func BenchmarkPages(b *testing.B) {
-	path := os.Getenv("ROOST_BENCH_DB")
-	if path == "" {
-		b.Skip("set ROOST_BENCH_DB to a generated SQLite database")
-	}
-	s, err := sqlite.Open(context.Background(), path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	rig, err := NewRig(context.Background(), s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rig.Close(context.Background())
+	rig := benchRig(b)
 	for i, c := range rig.Classes() {
 		b.Run(strings.ReplaceAll(c.Name, " ", "_"), func(b *testing.B) {
 			st, err := rig.Measure(c, b.N, uint64(i))
@@ -95,4 +82,24 @@ func BenchmarkPages(b *testing.B) {
 			b.ReportMetric(float64(st.Max.Microseconds())/1000, "max-ms")
 		})
 	}
+}
+
+// benchRig is a rig over the SQLite database named by ROOST_BENCH_DB; the
+// benchmark is skipped without one.
+func benchRig(b *testing.B) *Rig {
+	path := os.Getenv("ROOST_BENCH_DB")
+	if path == "" {
+		b.Skip("set ROOST_BENCH_DB to a generated SQLite database")
+	}
+	s, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	rig, err := NewRig(context.Background(), s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rig.Close(context.Background()) })
+	return rig
 }

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/live"
 	"github.com/roostapi/roost/perf"
 )
 
 func cmdBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "bench --db DB [--posts N] [--users N] [--requests N] [--http [--connections N] [--duration D] [--rounds N]]")
+	fs := newFlags(e, "bench", "bench --db DB [--posts N] [--users N] [--requests N] "+
+		"[--http [--connections N] [--duration D] [--rounds N] | --live RATE [--monitors N] [--rounds N]]")
 	db := fs.String("db", "", "database to measure; an empty one is first filled by gen (required)")
 	posts := fs.Int("posts", 1_000_000, "posts to generate when the database is empty")
 	users := fs.Int("users", 20_000, "users to generate when the database is empty")
@@ -21,7 +23,13 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"drive both alternately, and print requests/s of each and their ratio per page kind")
 	conns := fs.Int("connections", 16, "with --http: kept-alive connections of the load generator")
 	duration := fs.Duration("duration", 6*time.Second, "with --http: each measured run")
-	rounds := fs.Int("rounds", 2, "with --http: runs of each server per page kind (the best is reported)")
+	rounds := fs.Int("rounds", 2, "with --http: runs of each server per page kind (the best is reported); "+
+		"with --live: rounds of a quiet and a live run, alternating which goes first")
+	liveRate := fs.String("live", "", "compare pages without and with the living world writing at most RATE events "+
+		"(N/s, N/m or N/h, e.g. 200/s) and the monitor service delivering webhooks; prints the p99 of each page kind in both, "+
+		"their ratio, the events/s achieved and the time from commit to webhook POST (see below)")
+	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
+	fs.Usage = benchUsage(e, fs.Usage)
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -30,6 +38,19 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	}
 	if *posts <= 0 || *users <= 0 || *requests <= 0 || *conns <= 0 || *duration <= 0 || *rounds <= 0 {
 		return usageError("--posts, --users, --requests, --connections, --duration and --rounds must be more than 0")
+	}
+	var every time.Duration
+	if *liveRate != "" {
+		if *overHTTP {
+			return usageError("--live and --http are two different measures: give one")
+		}
+		var err error
+		if every, err = live.ParseRate(*liveRate); err != nil {
+			return usageError("--live: %v", err)
+		}
+	}
+	if *monitors < 0 {
+		return usageError("--monitors must be 0 or more")
 	}
 	s, err := openStore(ctx, *db, e.log)
 	if err != nil {
@@ -53,7 +74,17 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *overHTTP {
+	switch {
+	case every > 0:
+		fmt.Fprintf(e.stdout, "%d requests of each page kind per kind of run, %d rounds of a quiet and a live run (alternating); "+
+			"living world at %s with %d monitors\n", *requests, *rounds, *liveRate, *monitors)
+		var rep *perf.LiveReport
+		rep, err = rig.CompareLive(ctx, perf.LiveConfig{Every: every, Monitors: *monitors, Requests: *requests, Rounds: *rounds,
+			Seed: *seed, Log: e.log}, e.stderr)
+		if err == nil {
+			perf.ReportLive(e.stdout, rep)
+		}
+	case *overHTTP:
 		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up, %d rounds alternating roost and the ceiling\n",
 			*conns, *duration, *rounds)
 		var cs []perf.Comparison
@@ -61,8 +92,37 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		if err == nil {
 			perf.ReportHTTP(e.stdout, cs)
 		}
-	} else {
+	default:
 		err = rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
 	}
 	return errors.Join(err, rig.Close(context.WithoutCancel(ctx)))
+}
+
+// benchUsage adds what --live measures to the flags' usage.
+func benchUsage(e *env, flags func()) func() {
+	return func() {
+		flags()
+		fmt.Fprint(e.stdout, `
+With --live RATE, pages are measured in-process as without it, in runs of
+two kinds: quiet (no living world, no monitor service: roost serve without
+--live) and live (the living world writing at most RATE events, one
+transaction each, and the monitor service dispatching and delivering
+webhooks as roost serve runs it), each kind getting --requests pages of
+every kind over --rounds rounds, the order alternating. A live run starts
+the world and the service, waits 1 s, measures, stops the world, and waits
+for its events to be delivered before the next run. The bench key gets
+--monitors monitors (7% user_following, 7% user_profile, 1% search_keyword
+on a common word with a refresh of 1 s, the rest user_tweets, on the
+authors of the newest posts, most posts first) and a default webhook
+pointing at a receiver in the process, which checks each signature.
+
+Commit time: when the living world's Write returned (its transaction
+committed), as the bench's wrapper around the writer sees it; the POST's
+time: when it reached the receiver. A search monitor's events wait for its
+next refresh, so they are shown apart from the user monitors'. Ticks the
+writer could not keep up with are dropped (not made later) and counted.
+The monitors and the webhook are deleted at the end and the key revoked;
+the events written stay in the database, as those of roost live.
+`)
+	}
 }
