@@ -13,12 +13,17 @@ import (
 
 // Shares of event kinds, per mille; what cannot be made (nothing to
 // unfollow, a post liked already) becomes a post.
-var kinds = []struct {
+func kinds() []kindShare {
+	return []kindShare{
+		{KindPost, 300}, {KindReply, 200}, {KindQuote, 50}, {KindRepost, 100},
+		{KindLike, 220}, {KindFollow, 80}, {KindUnfollow, 30}, {KindProfile, 20},
+	}
+}
+
+// kindShare is one kind's share of the ticks.
+type kindShare struct {
 	kind   string
 	permil int
-}{
-	{KindPost, 300}, {KindReply, 200}, {KindQuote, 50}, {KindRepost, 100},
-	{KindLike, 220}, {KindFollow, 80}, {KindUnfollow, 30}, {KindProfile, 20},
 }
 
 // Odds of the draws within events.
@@ -59,7 +64,7 @@ func (lw *World) make(ctx context.Context, t int64) (*social.Batch, Event, error
 	m.ms = lw.baseMS + (t-1)*TickMS + r.Int64N(TickMS)
 	m.ev = Event{Tick: t, At: time.UnixMilli(m.ms).UTC()}
 	x, kind := r.IntN(1000), KindPost
-	for _, k := range kinds {
+	for _, k := range kinds() {
 		if x < k.permil {
 			kind = k.kind
 			break

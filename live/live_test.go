@@ -120,7 +120,7 @@ func TestSameTicksSameData(t *testing.T) {
 			t.Errorf("tick %d at %v, not after tick %d at %v", ev.Tick, ev.At, ev.Tick-1, evs[i-1].At)
 		}
 	}
-	for _, k := range kinds {
+	for _, k := range kinds() {
 		if seen[k.kind] == 0 {
 			t.Errorf("no %s event in %d ticks: %v", k.kind, n, seen)
 		}
