@@ -146,7 +146,7 @@ func testWrite(t *testing.T, open Opener) {
 
 	t.Run("UpsertCountsKeepsIndex", func(t *testing.T) {
 		s, ctx := withFixture(t, open)
-		p := fixture().Posts[1] // 102: "@alice hello there, world!" mentioning alice
+		p := fixture().Posts[1]              // 102: "@alice hello there, world!" mentioning alice
 		p.ReplyCount, p.FavoriteCount = 7, 9 // a reply and likes: the indexed text stays
 		st := mustWrite(t, s, &social.Batch{Posts: []social.Post{p}})
 		if st != (social.WriteStats{PostsUpdated: 1}) {
