@@ -101,18 +101,12 @@ func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(s.opt.Poll)
 	defer t.Stop()
 	lastResume, lastPrune := time.Time{}, time.Time{}
+	// poll: the change log and the search monitors are read every Poll,
+	// not at each wake.
+	poll := true
 	for {
-		for {
-			n, err := s.DispatchOnce(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.log.Warn("monitors: dispatch", "err", err)
-			}
-			if n < dispatchBatch {
-				break
-			}
-		}
-		if _, err := s.SearchOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("monitors: search", "err", err)
+		if poll {
+			s.poll(ctx)
 		}
 		if now := s.opt.Now(); now.Sub(lastResume) >= time.Second {
 			lastResume = now
@@ -133,8 +127,27 @@ func (s *Service) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			poll = true
 		case <-wake:
+			poll = false
 		}
+	}
+}
+
+// poll turns the waiting changes into events and runs the search monitors
+// that are due.
+func (s *Service) poll(ctx context.Context) {
+	for {
+		n, err := s.DispatchOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("monitors: dispatch", "err", err)
+		}
+		if n < dispatchBatch {
+			break
+		}
+	}
+	if _, err := s.SearchOnce(ctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("monitors: search", "err", err)
 	}
 }
 
@@ -153,12 +166,21 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 		}
 		return
 	}
+	if len(due) == 0 {
+		return
+	}
+	// The lease outlives the request: a crashed deliverer's monitor is
+	// taken over once it ends. One transaction leases them all.
+	got, err := s.store.LeaseAll(ctx, due, now, now.Add(s.lease()))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("monitors: lease", "err", err)
+		}
+		return
+	}
 	for i := range due {
 		o := due[i]
-		// The lease outlives the request: a crashed deliverer's monitor is
-		// taken over once it ends.
-		got, err := s.store.Lease(ctx, &o, now, now.Add(s.lease()))
-		if err != nil || !got {
+		if !got[i] {
 			continue
 		}
 		slots <- struct{}{}

@@ -273,22 +273,36 @@ const (
 type bulkWriter struct{ s *Store }
 
 // Write stores a batch in one transaction committed with
-// synchronous=NORMAL, on the store's one write connection, which gets
+// synchronous=NORMAL (see relaxed), a larger log between checkpoints.
+func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (st social.WriteStats, err error) {
+	err = w.s.relaxed(ctx, bulkCheckpointPages, func(conn *sql.Conn) error {
+		st, err = w.s.writeBatch(ctx, conn, b)
+		return err
+	})
+	return st, err
+}
+
+// relaxed runs fn on the store's one write connection set to
+// synchronous=NORMAL (and the log checkpointed every checkpoint pages):
+// its commits do not wait for an fsync of the log. In WAL mode a process
+// crash loses none of them and a power loss can lose the last ones, never
+// part of one; the next synchronous=FULL commit (every debit is one) makes
+// them durable, the log being written in order. The connection gets
 // synchronous=FULL back before anything else can use it.
-func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
-	conn, err := w.s.write.Conn(ctx)
+func (s *Store) relaxed(ctx context.Context, checkpoint int, fn func(conn *sql.Conn) error) error {
+	conn, err := s.write.Conn(ctx)
 	if err != nil {
-		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
+		return fmt.Errorf("sqlite: write: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(bulkCheckpointPages)); err != nil {
-		return social.WriteStats{}, fmt.Errorf("sqlite: write: synchronous: %w", err)
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(checkpoint)); err != nil {
+		return fmt.Errorf("sqlite: write: synchronous: %w", err)
 	}
-	st, err := w.s.writeBatch(ctx, conn, b)
+	err = fn(conn)
 	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(defaultCheckpointPages)); rerr != nil {
 		// Never hand a connection that does not fsync to debits: drop it.
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		err = errors.Join(err, fmt.Errorf("sqlite: write: restore synchronous: %w", rerr))
 	}
-	return st, err
+	return err
 }

@@ -20,6 +20,44 @@ type debitBatcher struct {
 	s    *Store
 	reqs chan *debitReq
 	done chan struct{}
+	// stmts are the debit's statements, prepared once on the write
+	// connection: each transaction uses them without preparing them again.
+	// Only run's goroutine touches them.
+	stmts map[string]*sql.Stmt
+}
+
+// Statements of a debit.
+const (
+	debitUpdate = `UPDATE api_keys SET balance = balance - ?
+		WHERE id = ? AND balance >= ? AND revoked_at IS NULL RETURNING balance`
+	debitLedger = `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount,
+		balance_after, created_at) VALUES (?, 'debit', ?, ?, ?, ?, ?, ?)`
+	debitSeen = `SELECT EXISTS (SELECT 1 FROM ledger WHERE key_id = ? AND request_id = ?
+		AND kind = 'debit' AND request_id != '')`
+	responseFind   = `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`
+	responseDrop   = `DELETE FROM idempotency_keys WHERE created_at < ?`
+	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
+)
+
+// prepare prepares the statements not prepared yet. It runs outside a
+// transaction: the write connection is the only one.
+func (b *debitBatcher) prepare(ctx context.Context) error {
+	for _, q := range []string{debitUpdate, debitLedger, debitSeen, responseFind, responseDrop, responseInsert} {
+		if b.stmts[q] != nil {
+			continue
+		}
+		st, err := b.s.write.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("sqlite: debit: %w", err)
+		}
+		b.stmts[q] = st
+	}
+	return nil
+}
+
+// stmt is the prepared statement q within tx.
+func (b *debitBatcher) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
+	return tx.StmtContext(ctx, b.stmts[q])
 }
 
 type debitReq struct {
@@ -37,7 +75,7 @@ type debitResult struct {
 const maxDebitBatch = 256
 
 func newDebitBatcher(s *Store) *debitBatcher {
-	b := &debitBatcher{s: s, reqs: make(chan *debitReq), done: make(chan struct{})}
+	b := &debitBatcher{s: s, reqs: make(chan *debitReq), done: make(chan struct{}), stmts: map[string]*sql.Stmt{}}
 	go b.run()
 	return b
 }
@@ -60,6 +98,11 @@ func (b *debitBatcher) submit(ctx context.Context, d social.Debit) (int64, error
 }
 
 func (b *debitBatcher) run() {
+	defer func() {
+		for _, st := range b.stmts {
+			st.Close()
+		}
+	}()
 	for {
 		var batch []*debitReq
 		select {
@@ -96,34 +139,17 @@ func (b *debitBatcher) commit(batch []*debitReq) {
 
 func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
+	if err := b.prepare(ctx); err != nil {
+		return err
+	}
 	tx, err := b.s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: debit: begin: %w", err)
 	}
 	defer tx.Rollback()
-	upd, err := tx.PrepareContext(ctx, `UPDATE api_keys SET balance = balance - ?
-		WHERE id = ? AND balance >= ? AND revoked_at IS NULL RETURNING balance`)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
-	}
-	defer upd.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount,
-		balance_after, created_at) VALUES (?, 'debit', ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
-	}
-	defer ins.Close()
-	seen, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM ledger WHERE key_id = ? AND request_id = ?
-		AND kind = 'debit' AND request_id != '')`)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
-	}
-	defer seen.Close()
-	keep, err := newResponseKeeper(ctx, tx)
-	if err != nil {
-		return err
-	}
-	defer keep.close()
+	upd, ins, seen := b.stmt(ctx, tx, debitUpdate), b.stmt(ctx, tx, debitLedger), b.stmt(ctx, tx, debitSeen)
+	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
+		insert: b.stmt(ctx, tx, responseInsert)}
 	now := time.Now().UnixMicro()
 	for i, r := range batch {
 		d := r.d
@@ -179,33 +205,6 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 type responseKeeper struct {
 	find, drop, insert *sql.Stmt
 	pruned             bool
-}
-
-func newResponseKeeper(ctx context.Context, tx *sql.Tx) (*responseKeeper, error) {
-	k := &responseKeeper{}
-	var err error
-	for _, p := range []struct {
-		st **sql.Stmt
-		q  string
-	}{
-		{&k.find, `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`},
-		{&k.drop, `DELETE FROM idempotency_keys WHERE created_at < ?`},
-		{&k.insert, `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`},
-	} {
-		if *p.st, err = tx.PrepareContext(ctx, p.q); err != nil {
-			k.close()
-			return nil, fmt.Errorf("sqlite: debit: %w", err)
-		}
-	}
-	return k, nil
-}
-
-func (k *responseKeeper) close() {
-	for _, st := range []*sql.Stmt{k.find, k.drop, k.insert} {
-		if st != nil {
-			st.Close()
-		}
-	}
 }
 
 // fresh reports whether d's Idempotency-Key holds a response younger than

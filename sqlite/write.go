@@ -17,9 +17,19 @@ func b2i(b bool) int {
 	return 0
 }
 
-// Write stores a batch in one transaction (see social.Writer).
-func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
-	return s.writeBatch(ctx, s.write, b)
+// Write stores a batch in one transaction (see social.Writer). A tick of
+// the living world (Batch.LiveTick) commits with synchronous=NORMAL (see
+// relaxed): a power loss may lose the last ticks, never part of one, and
+// the living world then makes them again, the same.
+func (s *Store) Write(ctx context.Context, b *social.Batch) (st social.WriteStats, err error) {
+	if b.LiveTick == 0 {
+		return s.writeBatch(ctx, s.write, b)
+	}
+	err = s.relaxed(ctx, defaultCheckpointPages, func(conn *sql.Conn) error {
+		st, err = s.writeBatch(ctx, conn, b)
+		return err
+	})
+	return st, err
 }
 
 // txBeginner is a *sql.DB or a *sql.Conn.

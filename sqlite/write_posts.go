@@ -93,7 +93,9 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 	for i := range ps {
 		ids[i] = ps[i].ID
 	}
-	old, err := w.existing("posts", "entities", ids)
+	// What each stored post is indexed from: its entities (JSON, never a
+	// NUL byte), a NUL, its text.
+	old, err := w.existing("posts", "entities || char(0) || text", ids)
 	if err != nil {
 		return err
 	}
@@ -121,17 +123,28 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 			if pp.err != nil {
 				return pp.err
 			}
-			if oldEnt, had := old[p.ID]; had {
+			indexed := pp.ent + "\x00" + p.Text
+			stored, had := old[p.ID]
+			switch {
+			case !had:
+				st.PostsInserted++
+			case stored == indexed:
+				// Only counts or other columns changed (a reply, quote,
+				// repost or like of it): the index rows stay as they are,
+				// and the full-text index gets no delete to merge away.
+				st.PostsUpdated++
+			default:
+				oldEnt, _, _ := strings.Cut(stored, "\x00")
 				if err := w.unindex(p.ID, oldEnt); err != nil {
 					return err
 				}
 				st.PostsUpdated++
-			} else {
-				st.PostsInserted++
 			}
-			// A later copy in the same batch replaces this one.
-			old[p.ID] = pp.ent
-			w.ix.add(p.ID, pp)
+			if !had || stored != indexed {
+				// A later copy in the same batch compares with this one.
+				old[p.ID] = indexed
+				w.ix.add(p.ID, pp)
+			}
 			pending = append(pending, pp.args...)
 			if len(pending) == cap(pending) {
 				if err := w.upsertPosts(pending); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -182,10 +184,14 @@ type Outgoing struct {
 // per monitor, so a monitor's later events wait for its first.
 func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
 	at := now.UnixMicro()
+	// The oldest pending event of each monitor that has one, read from the
+	// index of pending events: the work follows the events waiting, not
+	// the monitors registered.
 	out, err := all(ctx, s.reader(), `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
 		m.attempts, m.`+monitorColsM+`
-		FROM monitors m JOIN monitor_events e ON e.id = (SELECT min(f.id) FROM monitor_events f
-			WHERE f.monitor_id = m.id AND f.state = 'pending')
+		FROM (SELECT monitor_id, min(id) AS first FROM monitor_events WHERE state = 'pending' GROUP BY monitor_id) f
+		JOIN monitor_events e ON e.id = f.first
+		JOIN monitors m ON m.id = f.monitor_id
 		LEFT JOIN webhooks w ON w.key_id = m.key_id
 		WHERE m.state = 'active' AND m.lease_until < ? AND e.next_at <= ?
 		ORDER BY e.next_at, e.id LIMIT ?`, []any{at, at, int64(limit)}, func(r Rows) (Outgoing, error) {
@@ -218,12 +224,39 @@ const monitorColsM = `id, m.key_id, m.kind, m.user_id, m.params, m.query, m.refr
 // on the monitor's row, which a concurrent update rechecks (PostgreSQL's
 // read committed re-reads the row it waited for, not a subquery).
 func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) (bool, error) {
-	got := false
-	err := s.DB.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND attempts = ?
-		RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.recorded},
-		func(Rows) error { got = true; return nil })
+	got, err := s.LeaseAll(ctx, []Outgoing{*o}, now, until)
 	if err != nil {
-		return false, fmt.Errorf("lease monitor: %w", err)
+		return false, err
+	}
+	return got[0], nil
+}
+
+// LeaseAll leases the monitor of each of os as Lease does, in one
+// transaction, and reports which it got. The rows are taken in the order
+// of their ids, so that two deliverers never wait for each other in a
+// circle.
+func (s Monitors) LeaseAll(ctx context.Context, os []Outgoing, now, until time.Time) ([]bool, error) {
+	got := make([]bool, len(os))
+	order := make([]int, len(os))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(os[a].Monitor.ID, os[b].Monitor.ID) })
+	err := s.relaxed(ctx, func(tx DB) error {
+		clear(got)
+		for _, i := range order {
+			o := &os[i]
+			err := tx.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND attempts = ?
+				RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.recorded},
+				func(Rows) error { got[i] = true; return nil })
+			if err != nil {
+				return fmt.Errorf("lease monitor: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return got, nil
 }
@@ -245,7 +278,7 @@ const KeepAttempts = 50
 // Record logs an attempt and moves its event to state (pending: retried
 // at next), releasing the monitor's lease, in one transaction.
 func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time.Time) error {
-	return s.Tx(ctx, func(tx DB) error {
+	return s.relaxed(ctx, func(tx DB) error {
 		if err := exec(ctx, tx, `INSERT INTO monitor_deliveries (monitor_id, event_id, attempt, status, error, duration_us, at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, a.MonitorID, a.EventID, int64(a.Attempt), int64(a.Status), a.Error,
 			a.Duration.Microseconds(), a.At.UnixMicro()); err != nil {

@@ -13,13 +13,19 @@ import (
 // secret, the change log's dispatch position, the outbox of events and
 // the log of delivery attempts. DB runs statements on the primary; Read
 // runs the queries that only read (nil: DB); Tx runs fn in one
-// transaction of the primary; ForUpdate locks the row a SELECT reads
-// until the transaction ends and skips it when another holds it
-// (PostgreSQL: " FOR UPDATE SKIP LOCKED"; SQLite, one writer: "").
+// transaction of the primary; Relaxed (nil: Tx) runs fn in one whose
+// commit need not wait for the disk, for the deliverer's bookkeeping
+// (leases, attempts, event states): a crash of the machine may take back
+// the last ones, which repeats a delivery (the same event id, not charged
+// again) and never loses one, since the events themselves are stored by
+// Tx; ForUpdate locks the row a SELECT reads until the transaction ends
+// and skips it when another holds it (PostgreSQL: " FOR UPDATE SKIP
+// LOCKED"; SQLite, one writer: "").
 type Monitors struct {
 	DB        DB
 	Read      DB
 	Tx        func(ctx context.Context, fn func(tx DB) error) error
+	Relaxed   func(ctx context.Context, fn func(tx DB) error) error
 	ForUpdate string
 }
 
@@ -65,6 +71,14 @@ func scanMonitor(r Rows) (Monitor, error) {
 	m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
 	m.NextRunAt, m.CreatedAt = time.UnixMicro(next), time.UnixMicro(created)
 	return m, err
+}
+
+// relaxed runs fn in a Relaxed transaction, or a Tx without it.
+func (s Monitors) relaxed(ctx context.Context, fn func(tx DB) error) error {
+	if s.Relaxed != nil {
+		return s.Relaxed(ctx, fn)
+	}
+	return s.Tx(ctx, fn)
 }
 
 // reader is Read, or DB without it.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -149,6 +150,18 @@ func testChangeLog(t *testing.T, open Opener) {
 	}
 	if got, _ := m.Lease(ctx, &due[0], now, now.Add(time.Minute)); !got {
 		t.Fatal("the next attempt could not be leased")
+	}
+	if err := m.Release(ctx, mid); err != nil {
+		t.Fatal(err)
+	}
+	// Leases in one transaction: the stale read is refused, the fresh one
+	// leased, and nothing after.
+	if got, err := m.LeaseAll(ctx, []sqlstore.Outgoing{o, due[0]}, now, now.Add(time.Minute)); err != nil ||
+		!slices.Equal(got, []bool{false, true}) {
+		t.Fatalf("lease a stale and a fresh read at once: %v %v, want [false true]", got, err)
+	}
+	if got, _ := m.LeaseAll(ctx, due, now, now.Add(time.Minute)); !slices.Equal(got, []bool{false}) {
+		t.Fatalf("a leased monitor was leased again: %v", got)
 	}
 	if err := m.Release(ctx, mid); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/roostapi/roost/search"
@@ -141,6 +142,39 @@ func testWrite(t *testing.T, open Opener) {
 		if len(ps) != 1 || ps[0].Views == nil || *ps[0].Views != 5000 {
 			t.Errorf("views after a copy without them: %+v", ps)
 		}
+	})
+
+	t.Run("UpsertCountsKeepsIndex", func(t *testing.T) {
+		s, ctx := withFixture(t, open)
+		p := fixture().Posts[1]              // 102: "@alice hello there, world!" mentioning alice
+		p.ReplyCount, p.FavoriteCount = 7, 9 // a reply and likes: the indexed text stays
+		st := mustWrite(t, s, &social.Batch{Posts: []social.Post{p}})
+		if st != (social.WriteStats{PostsUpdated: 1}) {
+			t.Errorf("stats %+v, want one post updated", st)
+		}
+		searchIDs(t, s, "word after a count change", search.Word{Text: "there"}, []int64{102})
+		m, err := s.Mentions(ctx, "alice", social.PageReq{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(postIDs(m.Items), 102) {
+			t.Errorf("mentions of alice after a count change: %v, want 102 among them", postIDs(m.Items))
+		}
+		// In one batch: a count change, an edit, then the edit again with
+		// other counts; the last copy's text is what is found.
+		edited := p
+		edited.Text, edited.Entities = "goodbye moon", social.Entities{}
+		again := edited
+		again.FavoriteCount++
+		p.FavoriteCount++
+		mustWrite(t, s, &social.Batch{Posts: []social.Post{p, edited, again}})
+		searchIDs(t, s, "old word after the edit", search.Word{Text: "there"}, nil)
+		searchIDs(t, s, "new word after the edit", search.Word{Text: "moon"}, []int64{102})
+		// An edit, then the stored text back, in one batch.
+		back := fixture().Posts[1]
+		mustWrite(t, s, &social.Batch{Posts: []social.Post{edited, back}})
+		searchIDs(t, s, "word of the text written back", search.Word{Text: "there"}, []int64{102})
+		searchIDs(t, s, "edited word never kept", search.Word{Text: "moon"}, nil)
 	})
 
 	t.Run("Invalid", func(t *testing.T) {
