@@ -154,8 +154,7 @@ type RunStats struct {
 // answer but 200 stops the run with an error.
 func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig) (RunStats, error) {
 	cfg.defaults()
-	tr := &http.Transport{MaxIdleConnsPerHost: cfg.Connections, MaxConnsPerHost: cfg.Connections, DisableCompression: true,
-		DialContext: (&net.Dialer{}).DialContext}
+	tr := &http.Transport{MaxIdleConnsPerHost: cfg.Connections, MaxConnsPerHost: cfg.Connections, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	cl := &http.Client{Transport: tr}
 	var (
@@ -232,9 +231,8 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 		return RunStats{}, errors.New("perf: no request finished in the measured time")
 	}
 	slices.Sort(all)
-	q := func(f float64) time.Duration { return all[min(len(all)-1, int(f*float64(len(all))))] }
 	n := float64(len(all))
-	return RunStats{Requests: len(all), PerSecond: n / elapsed.Seconds(), P50: q(0.5), P99: q(0.99),
+	return RunStats{Requests: len(all), PerSecond: n / elapsed.Seconds(), P50: quantile(all, 0.5), P99: quantile(all, 0.99),
 		AllocsPerReq: float64(after.Mallocs-before.Mallocs) / n, BytesPerReq: float64(after.TotalAlloc-before.TotalAlloc) / n,
 		ResponseBytes: total / int64(len(all))}, nil
 }

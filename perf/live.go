@@ -354,8 +354,7 @@ func (b *liveBench) latencies() {
 		lat := slices.Sorted(slices.Values(by[t]))
 		l := Latency{Type: t, Events: len(lat)}
 		if len(lat) > 0 {
-			q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
-			l.P50, l.P99, l.Max = q(0.5), q(0.99), lat[len(lat)-1]
+			l.P50, l.P99, l.Max = quantile(lat, 0.5), quantile(lat, 0.99), lat[len(lat)-1]
 		}
 		b.rep.Latency = append(b.rep.Latency, l)
 	}

@@ -221,8 +221,7 @@ func (sm *samples) stats(class string) Stats {
 	if len(lat) == 0 {
 		return Stats{Class: class}
 	}
-	q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
-	return Stats{Class: class, Requests: len(lat), P50: q(0.50), P90: q(0.90), P99: q(0.99), Max: sm.max, Slowest: sm.slowest}
+	return Stats{Class: class, Requests: len(lat), P50: quantile(lat, 0.50), P90: quantile(lat, 0.90), P99: quantile(lat, 0.99), Max: sm.max, Slowest: sm.slowest}
 }
 
 // serve serves n requests of a class (and the second pages of every
@@ -301,6 +300,11 @@ func (r *Rig) Report(w io.Writer, cfg Config) error {
 	rss, peak := Memory()
 	fmt.Fprintf(w, "resident memory: %d MB now, %d MB peak\n", rss>>20, peak>>20)
 	return nil
+}
+
+// quantile is the f-quantile (0 to 1) of sorted, which is not empty.
+func quantile(sorted []time.Duration, f float64) time.Duration {
+	return sorted[min(len(sorted)-1, int(f*float64(len(sorted))))]
 }
 
 func round(d time.Duration) string {
