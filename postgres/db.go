@@ -56,11 +56,17 @@ func (d pgDB) Query(ctx context.Context, query string, args []any, each func(sql
 // has handed nothing on yet, so the read runs again on the primary.
 const holdRows = 1024
 
-// queryOn runs query on pool, counting the rows handed to each. With hold
-// above 0, up to hold rows are kept until the query has ended or passed
-// them, so an error in that span reaches the caller with none delivered.
-func queryOn(ctx context.Context, pool *pgxpool.Pool, query string, args []any, each func(sqlstore.Rows) error, delivered *int, hold int) error {
-	rows, err := pool.Query(ctx, query, args...)
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// queryOn runs query on a pool or a transaction, counting the rows
+// handed to each. With hold above 0, up to hold rows are kept until the
+// query has ended or passed them, so an error in that span reaches the
+// caller with none delivered.
+func queryOn(ctx context.Context, on querier, query string, args []any, each func(sqlstore.Rows) error, delivered *int, hold int) error {
+	rows, err := on.Query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("postgres: query: %w", err)
 	}
@@ -169,18 +175,5 @@ type txDB struct{ tx pgx.Tx }
 
 // Query runs query in the transaction and calls each for every row.
 func (d txDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
-	rows, err := d.tx.Query(ctx, numbered(query), args...)
-	if err != nil {
-		return fmt.Errorf("postgres: query: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("postgres: query: %w", err)
-	}
-	return nil
+	return queryOn(ctx, d.tx, numbered(query), args, each, new(int), 0)
 }
