@@ -130,6 +130,11 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	for _, e := range entries {
 		logged += e.Micros
 	}
+	for _, f := range fronts {
+		if l := f.logs.String(); l != "" {
+			t.Errorf("the gateway logged errors:\n%s", l)
+		}
+	}
 	if spent != billed || reserved != 0 || logged != billed || len(entries) != users*perUser {
 		t.Fatalf("budget %s: spent %d reserved %d, ledger %d in %d rows; upstream billed %d", period, spent, reserved, logged, len(entries), billed)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -132,6 +133,25 @@ type front struct {
 	h     http.Handler
 	reg   *prometheus.Registry
 	now   atomic.Pointer[time.Time]
+	logs  logBuffer // what the gateway logged
+}
+
+// logBuffer collects log lines from concurrent requests.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // newFront makes a gateway over st in front of up.
@@ -151,7 +171,8 @@ func newFrontKey(t testing.TB, up *upstream, upKey string, st gatewayStore, limi
 	now := testNow
 	f.now.Store(&now)
 	clock := func() time.Time { return *f.now.Load() }
-	f.gw = New(Config{Client: c, Store: st.Gateway(), Writer: st, Limits: limits, Now: clock, Registry: f.reg})
+	f.gw = New(Config{Client: c, Store: st.Gateway(), Writer: st, Limits: limits, Now: clock, Registry: f.reg,
+		Log: slog.New(slog.NewTextHandler(&f.logs, &slog.HandlerOptions{Level: slog.LevelError}))})
 	f.h = httpapi.New(httpapi.Config{RateLimit: -1, Now: clock, Upstream: f.gw, Registry: f.reg}, st, nil, nil)
 	return f
 }

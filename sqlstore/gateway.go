@@ -197,10 +197,20 @@ func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cos
 // Settle releases the reservation of hold and counts spent under every
 // budget. A reservation already reclaimed (the call outlived
 // ReclaimHolds' bound) has spent counted all the same.
+//
+// No statement here locks more than one budget row: each hold row is
+// dropped on its own, in the order of budgets, so two calls settling at
+// once (or settling beside a Reserve or a ReclaimHolds on another
+// replica) never wait on each other in a cycle. A statement that locked
+// two budget rows in heap order could deadlock with another taking them
+// the other way round, and PostgreSQL would cancel one, leaving its
+// reservation held until ReclaimHolds.
 func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spent int64) error {
 	if len(budgets) == 0 { // nothing was reserved
 		return nil
 	}
+	// Recording spent on the rows first means a crash between the drops
+	// below leaves it to ReclaimHolds, which counts it.
 	held := map[string]bool{}
 	err := g.Write.Query(ctx, `UPDATE upstream_holds SET spent = ? WHERE hold = ? RETURNING period`, []any{spent, hold},
 		func(r Rows) error {
@@ -212,14 +222,15 @@ func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spen
 	if err != nil {
 		return fmt.Errorf("settle upstream budget: %w", err)
 	}
-	// Dropping the rows counts their spent (the trigger of migration
-	// 0033): a crash before this line leaves them to ReclaimHolds, spent
-	// included.
-	if err := g.drop(ctx, hold); err != nil {
-		return err
-	}
 	for _, b := range budgets {
-		if held[b.Period] || spent == 0 {
+		if held[b.Period] {
+			// Dropping the row counts its spent (the trigger of migration 0033).
+			if err := g.dropOne(ctx, hold, b.Period); err != nil {
+				return err
+			}
+			continue
+		}
+		if spent == 0 {
 			continue
 		}
 		err := g.Write.Query(ctx, `UPDATE upstream_budget SET spent = spent + ? WHERE period = ?`, []any{spent, b.Period},
@@ -235,27 +246,58 @@ func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spen
 // cut short by a crash never settles its own. What such a call cost
 // upstream is not known and not counted (unless it was recorded before
 // the crash). It returns how many calls' reservations were released and
-// how much they held.
+// how much they held. Rows are dropped one at a time, as Settle drops
+// them, so replicas reclaiming at once never deadlock.
 func (g Gateway) ReclaimHolds(ctx context.Context, before time.Time) (calls int, micros int64, err error) {
-	holds := map[string]bool{}
-	err = g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE created_at < ? RETURNING hold, micros`,
-		[]any{before.UnixMicro()}, func(r Rows) error {
-			var h string
-			var m int64
-			err := r.Scan(&h, &m)
-			holds[h], micros = true, micros+m
-			return err
+	type row struct {
+		hold, period string
+		micros       int64
+	}
+	old, err := all(ctx, g.Write, `SELECT hold, period, micros FROM upstream_holds WHERE created_at < ? ORDER BY hold, period`,
+		[]any{before.UnixMicro()}, func(r Rows) (row, error) {
+			var x row
+			return x, r.Scan(&x.hold, &x.period, &x.micros)
 		})
 	if err != nil {
 		return 0, 0, fmt.Errorf("reclaim upstream budget: %w", err)
 	}
+	holds := map[string]bool{}
+	for _, x := range old {
+		var n int
+		err := g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE hold = ? AND period = ? RETURNING 1`,
+			[]any{x.hold, x.period}, func(Rows) error { n++; return nil })
+		if err != nil {
+			return 0, 0, fmt.Errorf("reclaim upstream budget: %w", err)
+		}
+		if n > 0 { // not settled or reclaimed by another meanwhile
+			holds[x.hold], micros = true, micros+x.micros
+		}
+	}
 	return len(holds), micros, nil
 }
 
-// drop deletes the rows of hold, which releases them.
+// drop deletes the rows of hold, one at a time, which releases them.
 func (g Gateway) drop(ctx context.Context, hold string) error {
-	if err := g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE hold = ?`, []any{hold}, func(Rows) error { return nil }); err != nil {
+	periods, err := all(ctx, g.Write, `SELECT period FROM upstream_holds WHERE hold = ? ORDER BY period`, []any{hold},
+		func(r Rows) (p string, err error) { return p, r.Scan(&p) })
+	if err != nil {
 		return fmt.Errorf("release upstream budget: %w", err)
+	}
+	for _, p := range periods {
+		if err := g.dropOne(ctx, hold, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropOne deletes the row of hold under period, which releases it and
+// counts its spent: one statement, one budget row locked.
+func (g Gateway) dropOne(ctx context.Context, hold, period string) error {
+	err := g.Write.Query(ctx, `DELETE FROM upstream_holds WHERE hold = ? AND period = ?`, []any{hold, period},
+		func(Rows) error { return nil })
+	if err != nil {
+		return fmt.Errorf("release upstream budget %s: %w", period, err)
 	}
 	return nil
 }
