@@ -36,19 +36,51 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 	}
 	var out Page[T]
 	err := c.call(ctx, request{method: "GET", path: c.prefix + path, query: q, maxItems: size}, func(b []byte) (int, error) {
-		var env envelope
-		if err := json.Unmarshal(b, &env); err != nil {
+		// One pass over the page: the items decode with the rest.
+		var next *string
+		var items *[]T
+		var err error
+		switch field {
+		case "tweets":
+			var env struct {
+				NextCursor *string `json:"next_cursor"`
+				Items      *[]T    `json:"tweets"`
+			}
+			err = json.Unmarshal(b, &env)
+			next, items = env.NextCursor, env.Items
+		case "users":
+			var env struct {
+				NextCursor *string `json:"next_cursor"`
+				Items      *[]T    `json:"users"`
+			}
+			err = json.Unmarshal(b, &env)
+			next, items = env.NextCursor, env.Items
+		default:
+			var env struct {
+				NextCursor *string `json:"next_cursor"`
+				Items      *[]T    `json:"lists"`
+			}
+			err = json.Unmarshal(b, &env)
+			next, items = env.NextCursor, env.Items
+		}
+		if err != nil {
 			return 0, err
 		}
-		raw := map[string]json.RawMessage{"tweets": env.Tweets, "users": env.Users, "lists": env.Lists}[field]
-		if len(raw) == 0 {
-			return 0, fmt.Errorf("no %q array in the page", field)
+		if items == nil {
+			// Absent, or null (an empty page): only the first is wrong.
+			var env envelope
+			if err := json.Unmarshal(b, &env); err != nil {
+				return 0, err
+			}
+			raw := map[string]json.RawMessage{"tweets": env.Tweets, "users": env.Users, "lists": env.Lists}[field]
+			if len(raw) == 0 {
+				return 0, fmt.Errorf("no %q array in the page", field)
+			}
+			items = new([]T)
 		}
-		if err := json.Unmarshal(raw, &out.Items); err != nil {
-			return 0, err
-		}
-		if env.NextCursor != nil {
-			out.NextCursor = *env.NextCursor
+		out.Items = *items
+		if next != nil {
+			out.NextCursor = *next
 		}
 		out.Raw = b
 		return len(out.Items), nil

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/roostapi/roost/client"
@@ -165,10 +166,23 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 	if job.Ahead <= 0 {
 		f.stored = make(chan struct{})
 	}
+	f.to = f.out
+	if f.prep != nil && f.stored == nil {
+		// Reading a page into values is a stage of its own, so that the
+		// next request goes out while the last page is being read.
+		f.to = make(chan fetched, cap(f.out))
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if f.to == f.out {
+			f.run(ctx)
+			return
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { f.prepare(f.to, f.out) })
 		f.run(ctx)
+		wg.Wait()
 	}()
 	defer func() {
 		close(f.quit)
@@ -245,7 +259,10 @@ type fetcher struct {
 	job   Job
 	prep  Preparer // nil: the sink reads pages in Write
 	ahead Checkpoint
-	out   chan fetched
+	out   chan fetched // to the writer
+	// to is where run sends pages: out, or prepare's stage before it
+	// (which then prepares them instead of run).
+	to chan fetched
 	// stored, when Ahead is 0, holds the next fetch until the writer has
 	// stored the page before.
 	stored chan struct{}
@@ -254,9 +271,9 @@ type fetcher struct {
 }
 
 // run fetches until the walk ends, an error (ctx ending is one) or quit,
-// and closes out.
+// and closes to.
 func (f *fetcher) run(ctx context.Context) {
-	defer close(f.out)
+	defer close(f.to)
 	job, cp := f.job, &f.ahead
 	st := step{c: f.c, job: job, cp: cp}
 	before := cp.Stats.Spent // spent by the runs this one resumes
@@ -266,10 +283,8 @@ func (f *fetcher) run(ctx context.Context) {
 			r.stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
 		} else {
 			p, err := st.next(ctx, func(id int64) { r.missing = append(r.missing, id) })
-			if err == nil && f.prep != nil {
-				if err = f.prep.Prepare(&p); err != nil {
-					err = fmt.Errorf("harvest: page %d: %w", cp.Stats.Pages+1, err)
-				}
+			if err == nil && f.prep != nil && f.to == f.out {
+				err = f.prepareOne(&p, cp.Stats.Pages+1)
 			}
 			switch {
 			case errors.Is(err, client.ErrBudget):
@@ -286,7 +301,7 @@ func (f *fetcher) run(ctx context.Context) {
 			}
 		}
 		select {
-		case f.out <- r:
+		case f.to <- r:
 		case <-f.quit:
 			return
 		}
@@ -299,6 +314,36 @@ func (f *fetcher) run(ctx context.Context) {
 			case <-f.quit:
 				return
 			}
+		}
+	}
+}
+
+// prepareOne reads page n into values for the sink.
+func (f *fetcher) prepareOne(p *Page, n int) error {
+	if err := f.prep.Prepare(p); err != nil {
+		return fmt.Errorf("harvest: page %d: %w", n, err)
+	}
+	return nil
+}
+
+// prepare reads the pages run fetches (from in) into values and hands them
+// on to out, in order, which it closes at the end. A page that cannot be
+// read ends the walk there: it is handed on as the error.
+func (f *fetcher) prepare(in <-chan fetched, out chan<- fetched) {
+	defer close(out)
+	for r := range in {
+		if r.err == nil && r.stopped == "" {
+			if err := f.prepareOne(&r.page, r.cp.Stats.Pages); err != nil {
+				r = fetched{err: err}
+			}
+		}
+		select {
+		case out <- r:
+		case <-f.quit:
+			return
+		}
+		if r.err != nil || r.stopped != "" {
+			return
 		}
 	}
 }

@@ -37,30 +37,56 @@ func TestFastDecodeMatchesStd(t *testing.T) {
 	for _, l := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
 		compareDecoders(t, l, true)
 	}
+	// API pages and their records, as harvests and gateway fills decode them.
+	for _, name := range []string{"api_page.json", "api_users.json"} {
+		page, err := os.ReadFile(fixture(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareDecoders(t, page, true)
+		var probe apiProbe
+		if err := json.Unmarshal(page, &probe); err != nil {
+			t.Fatal(err)
+		}
+		for _, el := range append(append(probe.Tweets, probe.Users...), probe.Lists...) {
+			compareDecoders(t, el, true)
+		}
+	}
 }
 
 // compareDecoders requires the fast path to accept what encoding/json
-// accepts, with the same value, and to report encoding/json's errors.
-// exact says the input is real data; other inputs may differ where
-// unmarshalFast says it is lenient: keys in other cases (an upper-case
-// letter anywhere in the input) and malformed numbers (encoding/json
-// refuses the input).
+// accepts, with the same value, and to report encoding/json's errors, for
+// each type the importers decode with it (v1.1 records, and the API's
+// pages, posts, profiles and lists). exact says the input is real data;
+// other inputs may differ where unmarshalFast says it is lenient: keys in
+// other cases (an upper-case letter anywhere in the input) and malformed
+// numbers (encoding/json refuses the input).
 func compareDecoders(t *testing.T, in []byte, exact bool) {
 	t.Helper()
-	var std, fast v1Record
+	compareDecoder[v1Record](t, in, exact)
+	compareDecoder[apiProbe](t, in, exact)
+	compareDecoder[apiPost](t, in, exact)
+	compareDecoder[v1User](t, in, exact)
+	compareDecoder[apiList](t, in, exact)
+	compareDecoder[[]json.RawMessage](t, in, exact)
+}
+
+func compareDecoder[T any](t *testing.T, in []byte, exact bool) {
+	t.Helper()
+	var std, fast T
 	errStd := json.Unmarshal(in, &std)
 	errFast := unmarshalFast(in, &fast)
 	switch {
 	case errStd == nil && errFast != nil:
-		t.Fatalf("%.200q: encoding/json accepts it, the fast path says %v", in, errFast)
+		t.Fatalf("%T %.200q: encoding/json accepts it, the fast path says %v", std, in, errFast)
 	case errStd != nil && errFast != nil && errStd.Error() != errFast.Error():
-		t.Fatalf("%.200q: error %q, encoding/json's is %q", in, errFast, errStd)
+		t.Fatalf("%T %.200q: error %q, encoding/json's is %q", std, in, errFast, errStd)
 	case errStd != nil && errFast == nil && exact:
-		t.Fatalf("%.200q: encoding/json refuses it (%v), the fast path accepts it", in, errStd)
+		t.Fatalf("%T %.200q: encoding/json refuses it (%v), the fast path accepts it", std, in, errStd)
 	}
 	lenient := !exact && bytes.ContainsFunc(in, func(r rune) bool { return r >= 'A' && r <= 'Z' })
 	if errStd == nil && !lenient && !reflect.DeepEqual(std, fast) {
-		t.Fatalf("%.200q: decoded differently:\nstd  %+v\nfast %+v", in, std, fast)
+		t.Fatalf("%T %.200q: decoded differently:\nstd  %+v\nfast %+v", std, in, std, fast)
 	}
 }
 
@@ -69,7 +95,7 @@ func FuzzFastDecode(f *testing.F) {
 	for _, s := range fastSeeds {
 		f.Add([]byte(s))
 	}
-	for _, name := range []string{"v1_array.json", "v1_search.json"} {
+	for _, name := range []string{"v1_array.json", "v1_search.json", "api_page.json", "api_users.json"} {
 		if b, err := os.ReadFile(fixture(name)); err == nil {
 			f.Add(b)
 		}

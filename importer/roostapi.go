@@ -158,13 +158,19 @@ type apiPage struct {
 // decodeAPI decodes one value of roost's (or the hosted service's)
 // responses: a page, a tweets-by-ids array or one of its elements, or an
 // element streamed out of a page (key "tweets", "users" or "lists").
+// apiProbe is the top of an API response: a page, or one post.
+type apiProbe struct {
+	apiPage
+	TweetCreatedAt *string `json:"tweet_created_at"`
+}
+
 func decodeAPI(key string, raw []byte, at RecordError) []item {
 	raw = bytes.TrimSpace(raw)
 	switch key {
 	case "tweets":
 		return []item{apiOne(raw, at, func(b *social.Batch) error {
 			var p apiPost
-			if err := json.Unmarshal(raw, &p); err != nil {
+			if err := unmarshalFast(raw, &p); err != nil {
 				return fmt.Errorf("invalid post: %w", err)
 			}
 			_, err := p.convert(b, 0)
@@ -173,7 +179,7 @@ func decodeAPI(key string, raw []byte, at RecordError) []item {
 	case "users":
 		return []item{apiOne(raw, at, func(b *social.Batch) error {
 			var u v1User
-			if err := json.Unmarshal(raw, &u); err != nil {
+			if err := unmarshalFast(raw, &u); err != nil {
 				return fmt.Errorf("invalid profile: %w", err)
 			}
 			su, err := u.toUser()
@@ -186,7 +192,7 @@ func decodeAPI(key string, raw []byte, at RecordError) []item {
 	case "lists":
 		return []item{apiOne(raw, at, func(b *social.Batch) error {
 			var l apiList
-			if err := json.Unmarshal(raw, &l); err != nil {
+			if err := unmarshalFast(raw, &l); err != nil {
 				return fmt.Errorf("invalid list: %w", err)
 			}
 			return l.convert(b)
@@ -194,7 +200,7 @@ func decodeAPI(key string, raw []byte, at RecordError) []item {
 	}
 	if len(raw) > 0 && raw[0] == '[' {
 		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
+		if err := unmarshalFast(raw, &arr); err != nil {
 			return []item{bad(at, "invalid JSON: %v", err)}
 		}
 		var out []item
@@ -205,11 +211,8 @@ func decodeAPI(key string, raw []byte, at RecordError) []item {
 		}
 		return out
 	}
-	var probe struct {
-		apiPage
-		TweetCreatedAt *string `json:"tweet_created_at"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
+	var probe apiProbe
+	if err := unmarshalFast(raw, &probe); err != nil {
 		return []item{bad(at, "invalid JSON: %v", err)}
 	}
 	if probe.TweetCreatedAt != nil {

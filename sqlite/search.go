@@ -257,7 +257,7 @@ func countIn(ctx context.Context, q rowQuerier, d access, lo, hi int64, limit in
 // searchPage runs a compiled search. Compiled statements vary with the
 // query, so they are not kept in the statement cache.
 func (s *Store) searchPage(ctx context.Context, limit int, query string, args ...any) (social.Page[social.Post], error) {
-	page, err := sqlstore.PostPage(ctx, sqlDB(s.read.QueryContext), limit, query, args)
+	page, err := sqlstore.PostPage(ctx, sqlDB(s.query), limit, query, args)
 	if err != nil {
 		return page, fmt.Errorf("sqlite: search: %w", err)
 	}

@@ -34,6 +34,8 @@ type Store struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
 
+	wstmts writeStmts // batch writes' statements, on the write connection
+
 	debits *debitBatcher
 
 	// topSetCap is the planner's topSetCap (search_plan.go); tests lower
@@ -68,7 +70,8 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{}}
+	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{},
+		wstmts: writeStmts{stmts: map[string]*sql.Stmt{}}}
 	if err := s.migrate(ctx); err != nil {
 		write.Close()
 		return nil, err
@@ -133,6 +136,7 @@ func (s *Store) Close() error {
 	}
 	s.stmts = nil
 	s.stmtMu.Unlock()
+	s.wstmts.close()
 	var err error
 	if s.read != nil {
 		err = s.read.Close()
@@ -143,7 +147,13 @@ func (s *Store) Close() error {
 	return err
 }
 
-// stmt returns a prepared read statement, preparing it once per store.
+// maxReadStmts bounds the read statements kept prepared: search pages
+// come in as many texts as there are shapes of queries, and past the
+// bound a text is prepared for each use.
+const maxReadStmts = 2048
+
+// stmt returns a prepared read statement, preparing it once per store; nil
+// when the store keeps maxReadStmts already.
 func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	defer s.stmtMu.Unlock()
@@ -152,6 +162,9 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	if s.stmts == nil {
 		return nil, fmt.Errorf("sqlite: store is closed")
+	}
+	if len(s.stmts) >= maxReadStmts {
+		return nil, nil
 	}
 	st, err := s.read.PrepareContext(ctx, query)
 	if err != nil {
@@ -166,6 +179,9 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	if st == nil {
+		return s.read.QueryContext(ctx, query, args...)
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {

@@ -22,6 +22,9 @@ func b2i(b bool) int {
 // relaxed): a power loss may lose the last ticks, never part of one, and
 // the living world then makes them again, the same.
 func (s *Store) Write(ctx context.Context, b *social.Batch) (st social.WriteStats, err error) {
+	// Statements met for the first time are prepared for good once the
+	// write connection is free again.
+	defer s.wstmts.prepare(context.WithoutCancel(ctx), s.write)
 	if b.LiveTick == 0 {
 		return s.writeBatch(ctx, s.write, b)
 	}
@@ -45,9 +48,9 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 		return st, fmt.Errorf("sqlite: write: begin: %w", err)
 	}
 	defer tx.Rollback()
-	w := &batchWriter{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
+	w := &batchWriter{ctx: ctx, tx: tx, cache: &s.wstmts, stmts: map[string]*sql.Stmt{}}
 	defer w.close()
-	changes, err := changeLog.Begin(ctx, sqlDB(tx.QueryContext), b)
+	changes, err := changeLog.Begin(ctx, sqlDB(w.query), b)
 	if err != nil {
 		return st, fmt.Errorf("sqlite: write: %w", err)
 	}
@@ -67,11 +70,11 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 		return social.WriteStats{}, err
 	}
 	if b.LiveTick != 0 {
-		if err := sqlstore.AdvanceTick(ctx, sqlDB(tx.QueryContext), b.LiveTick); err != nil {
+		if err := sqlstore.AdvanceTick(ctx, sqlDB(w.query), b.LiveTick); err != nil {
 			return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 		}
 	}
-	if err := changeLog.Commit(ctx, sqlDB(tx.QueryContext), changes); err != nil {
+	if err := changeLog.Commit(ctx, sqlDB(w.query), changes); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -84,7 +87,8 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 type batchWriter struct {
 	ctx   context.Context
 	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
+	cache *writeStmts          // statements kept across transactions
+	stmts map[string]*sql.Stmt // this transaction's
 
 	// Index rows of the batch's posts, written at the end (see postIndex).
 	ix postIndex
@@ -96,20 +100,60 @@ func (w *batchWriter) close() {
 	}
 }
 
-// exec runs a statement, preparing it once per transaction.
-func (w *batchWriter) exec(query string, args ...any) error {
-	st, ok := w.stmts[query]
-	if !ok {
+// stmt returns the statement q within the transaction: the write
+// connection's prepared one when the cache holds it, else one prepared for
+// this transaction.
+func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
+	return w.stmtKept(q, true)
+}
+
+// stmtKept is stmt; keep false leaves q out of the cache (a text of
+// many sizes).
+func (w *batchWriter) stmtKept(q string, keep bool) (*sql.Stmt, error) {
+	if st, ok := w.stmts[q]; ok {
+		return st, nil
+	}
+	var kept *sql.Stmt
+	if keep {
+		kept = w.cache.get(q)
+	}
+	var st *sql.Stmt
+	if kept != nil {
+		st = w.tx.StmtContext(w.ctx, kept)
+	} else {
 		var err error
-		if st, err = w.tx.PrepareContext(w.ctx, query); err != nil {
-			return fmt.Errorf("sqlite: write: prepare: %w", err)
+		if st, err = w.tx.PrepareContext(w.ctx, q); err != nil {
+			return nil, fmt.Errorf("sqlite: write: prepare: %w", err)
 		}
-		w.stmts[query] = st
+	}
+	w.stmts[q] = st
+	return st, nil
+}
+
+// exec runs a statement.
+func (w *batchWriter) exec(query string, args ...any) error {
+	return w.execKept(query, true, args...)
+}
+
+// execKept is exec; keep false leaves the statement out of the cache.
+func (w *batchWriter) execKept(query string, keep bool, args ...any) error {
+	st, err := w.stmtKept(query, keep)
+	if err != nil {
+		return err
 	}
 	if _, err := st.ExecContext(w.ctx, args...); err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
 	return nil
+}
+
+// query runs a statement that returns rows.
+func (w *batchWriter) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := w.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
 }
 
 // existing returns which of ids are already rows of table, with the
@@ -126,15 +170,16 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 		lo = min(lo, id)
 	}
 	var top int64
-	if err := w.tx.QueryRowContext(w.ctx, "SELECT coalesce(max(id), 0) FROM "+table).Scan(&top); err != nil {
+	err := sqlDB(w.query).Query(w.ctx, "SELECT coalesce(max(id), 0) FROM "+table, nil,
+		func(r sqlstore.Rows) error { return r.Scan(&top) })
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: write: look up %s: %w", table, err)
 	}
 	if lo > top {
 		return out, nil
 	}
-	const chunk = 500
-	for len(ids) > 0 {
-		n := min(chunk, len(ids))
+	const chunk = 512
+	for _, n := range rowChunks(len(ids), chunk) {
 		part := ids[:n]
 		ids = ids[n:]
 		sel := "''"
@@ -146,7 +191,7 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := w.tx.QueryContext(w.ctx, q, args...)
+		rows, err := w.query(w.ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: write: look up %s: %w", table, err)
 		}
@@ -260,10 +305,9 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 }
 
 // execRows runs head VALUES row, row… tail over args (width values per
-// row), at most chunk rows per statement.
+// row), at most chunk rows per statement, in the sizes of rowChunks.
 func (w *batchWriter) execRows(head, row, tail string, width, chunk int, args []any) error {
-	for len(args) > 0 {
-		n := min(len(args)/width, chunk)
+	for _, n := range rowChunks(len(args)/width, chunk) {
 		if err := w.exec(head+valuesList(n, row)+tail, args[:n*width]...); err != nil {
 			return err
 		}

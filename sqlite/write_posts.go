@@ -263,8 +263,8 @@ func (x *postIndex) flush(w *batchWriter) error {
 	if err := x.flushEntries(w, x.tags, "post_tags (tag, post_id)"); err != nil {
 		return err
 	}
-	for del := x.ftsDel; len(del) > 0; {
-		n := min(len(del), ftsChunk)
+	del := x.ftsDel
+	for _, n := range rowChunks(len(del), ftsChunk) {
 		args := make([]any, n)
 		for i, id := range del[:n] {
 			args[i] = id
@@ -276,6 +276,11 @@ func (x *postIndex) flush(w *batchWriter) error {
 			}
 		}
 	}
+	// FTS5 writes its pending terms out as a new segment whenever a row
+	// comes with a rowid below the last one (sqlite3Fts5IndexBeginWrite):
+	// rows in falling order (a Latest page, a newest-first archive) made a
+	// segment each, and the index spent most of a write merging them.
+	slices.SortFunc(x.fts, func(a, b ftsRow) int { return cmp.Compare(a.id, b.id) })
 	var text, urls []any
 	for _, r := range x.fts {
 		if r.dropped {
@@ -286,14 +291,30 @@ func (x *postIndex) flush(w *batchWriter) error {
 			urls = append(urls, r.id, strings.ToLower(r.url))
 		}
 	}
-	if err := w.execRows(`INSERT INTO posts_fts (rowid, text, urls) VALUES `, "(?,?,?)", "", 3, ftsChunk, text); err != nil {
+	// Each statement into a full-text index ends a segment of it, so its
+	// rows go in as few statements as can hold them, prepared for this
+	// transaction (their texts come in too many sizes to keep).
+	if err := w.execFullText(`INSERT INTO posts_fts (rowid, text, urls) VALUES `, "(?,?,?)", 3, text); err != nil {
 		return err
 	}
 	// The trigram index of url: (migration 0005) holds posts with URLs.
-	if err := w.execRows(`INSERT INTO post_urls (rowid, urls) VALUES `, "(?,?)", "", 2, ftsChunk, urls); err != nil {
+	if err := w.execFullText(`INSERT INTO post_urls (rowid, urls) VALUES `, "(?,?)", 2, urls); err != nil {
 		return err
 	}
 	*x = postIndex{}
+	return nil
+}
+
+// execFullText inserts args (width values a row) into a full-text
+// index, ftsChunk rows a statement.
+func (w *batchWriter) execFullText(head, row string, width int, args []any) error {
+	for len(args) > 0 {
+		n := min(len(args)/width, ftsChunk)
+		if err := w.execKept(head+valuesList(n, row), false, args[:n*width]...); err != nil {
+			return err
+		}
+		args = args[n*width:]
+	}
 	return nil
 }
 
@@ -304,8 +325,7 @@ func (x *postIndex) flushEntries(w *batchWriter, rows []entryRow, into string) e
 	slices.SortFunc(rows, func(a, b entryRow) int {
 		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.id, b.id))
 	})
-	for len(rows) > 0 {
-		n := min(len(rows), entryChunk)
+	for _, n := range rowChunks(len(rows), entryChunk) {
 		args := make([]any, 0, 2*n)
 		for _, r := range rows[:n] {
 			args = append(args, r.key, r.id)

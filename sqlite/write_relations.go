@@ -109,7 +109,7 @@ func (w *batchWriter) unfollow(fs []social.Follow, changes *sqlstore.PendingChan
 	if len(fs) == 0 {
 		return nil
 	}
-	gone, err := sqlstore.DeleteFollows(w.ctx, sqlDB(w.tx.QueryContext), fs)
+	gone, err := sqlstore.DeleteFollows(w.ctx, sqlDB(w.query), fs)
 	if err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
