@@ -50,10 +50,12 @@ func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Wr
 	return err
 }
 
-// Defaults of the FTS5 settings that a bulk load changes.
+// Defaults of the FTS5 settings that a bulk load changes (FTS5's own,
+// used where a table holds none), and the crisismerge of migration 0034.
 const (
 	ftsAutomergeDefault   = 4
 	ftsCrisismergeDefault = 16
+	ftsCrisismerge        = 64
 	// bulkCrisismerge lets level-0 segments pile up during a load, to be
 	// merged once at the end.
 	bulkCrisismerge = 1000

@@ -100,6 +100,9 @@ func TestBulkDropsAndRestoresIndexes(t *testing.T) {
 		if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'automerge'`); v != ftsAutomergeDefault {
 			t.Errorf("%s automerge = %d after the load", table, v)
 		}
+		if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'crisismerge'`); v != ftsCrisismerge {
+			t.Errorf("%s crisismerge = %d after the load, want migration 0034's %d", table, v, ftsCrisismerge)
+		}
 	}
 	// Exact stats: 5 posts (105..109) existed, 495 are new.
 	if total.PostsInserted != 495 || total.PostsUpdated != 5 || total.UsersUpdated != 10 {
@@ -131,8 +134,11 @@ func TestBulkSmallLoadKeepsIndexes(t *testing.T) {
 		if got := schemaOf(t, s); !slices.Equal(got, want) {
 			t.Errorf("a small load dropped indexes: %v", got)
 		}
-		if n := countRows(t, s, `SELECT count(*) FROM posts_fts_config WHERE k IN ('automerge', 'crisismerge')`); n != 0 {
+		if n := countRows(t, s, `SELECT count(*) FROM posts_fts_config WHERE k = 'automerge'`); n != 0 {
 			t.Errorf("a small load changed full-text merging")
+		}
+		if v := countRows(t, s, `SELECT v FROM posts_fts_config WHERE k = 'crisismerge'`); v != ftsCrisismerge {
+			t.Errorf("a small load set crisismerge to %d", v)
 		}
 		_, err := w.Write(ctx, postsBatch(1000, 10))
 		return err
@@ -249,6 +255,17 @@ func TestWriteFewFullTextSegments(t *testing.T) {
 	}
 	if n := countRows(t, s, `SELECT count(DISTINCT segid) FROM posts_fts_idx`); n > 2 {
 		t.Errorf("one write of 500 posts left %d full-text segments", n)
+	}
+	// Newest first, as a Latest page or an archive comes: still one
+	// segment (FTS5 cuts one at every falling rowid).
+	b := postsBatch(1000, 500)
+	slices.Reverse(b.Posts)
+	before := countRows(t, s, `SELECT count(DISTINCT segid) FROM posts_fts_idx`)
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, s, `SELECT count(DISTINCT segid) FROM posts_fts_idx`); n > before+1 {
+		t.Errorf("one write of 500 posts, newest first, left %d full-text segments more", n-before)
 	}
 }
 

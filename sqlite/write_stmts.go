@@ -41,20 +41,31 @@ func (c *writeStmts) get(q string) *sql.Stmt {
 }
 
 // prepare prepares the noted statements on db, the write pool; it must be
-// called with its connection free (no transaction or Conn held), else it
-// waits for it. A statement that fails to prepare is left out: the next
-// write prepares it in its transaction again and reports the error.
+// called with its connection free (no transaction or Conn held by the
+// caller), else it waits for it. It holds no lock while it waits, so a
+// write in progress can still look statements up. A statement that fails
+// to prepare is left out: the next write prepares it in its transaction
+// again and reports the error.
 func (c *writeStmts) prepare(ctx context.Context, db *sql.DB) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	qs := make([]string, 0, len(c.pending))
 	for q := range c.pending {
-		delete(c.pending, q)
-		if c.stmts == nil {
+		qs = append(qs, q)
+	}
+	clear(c.pending)
+	c.mu.Unlock()
+	for _, q := range qs {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
 			continue
 		}
-		if st, err := db.PrepareContext(ctx, q); err == nil {
+		c.mu.Lock()
+		if _, dup := c.stmts[q]; dup || c.stmts == nil {
+			st.Close()
+		} else {
 			c.stmts[q] = st
 		}
+		c.mu.Unlock()
 	}
 }
 
