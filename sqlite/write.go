@@ -22,9 +22,10 @@ func b2i(b bool) int {
 // relaxed): a power loss may lose the last ticks, never part of one, and
 // the living world then makes them again, the same.
 func (s *Store) Write(ctx context.Context, b *social.Batch) (st social.WriteStats, err error) {
-	// Statements met for the first time are prepared for good once the
-	// write connection is free again.
-	defer s.wstmts.prepare(context.WithoutCancel(ctx), s.write)
+	// Statements the last writes met for the first time are prepared for
+	// good while the write connection is free, before this write takes it
+	// (not after a write: its caller would wait for them past its commit).
+	s.wstmts.prepare(ctx, s.write)
 	if b.LiveTick == 0 {
 		return s.writeBatch(ctx, s.write, b)
 	}

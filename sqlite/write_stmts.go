@@ -12,7 +12,7 @@ import (
 // parse its SQL again each time. A statement first met inside a
 // transaction is prepared for that transaction alone and noted; once the
 // connection is free again (after the write) the noted ones are prepared
-// on it for good, up to maxWriteStmts. Statement texts vary only by their
+// on it for good, up to maxWriteStmts: at the start of the next write. Statement texts vary only by their
 // number of rows, which rowChunks keeps to a few sizes.
 type writeStmts struct {
 	mu      sync.Mutex
@@ -48,6 +48,10 @@ func (c *writeStmts) get(q string) *sql.Stmt {
 // again and reports the error.
 func (c *writeStmts) prepare(ctx context.Context, db *sql.DB) {
 	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
 	qs := make([]string, 0, len(c.pending))
 	for q := range c.pending {
 		qs = append(qs, q)
