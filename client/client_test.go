@@ -213,3 +213,30 @@ func TestNewRejectsBadURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPageEnvelope: a page's items are read from its one field in one
+// pass; a null array is an empty page, a missing one an error, and other
+// arrays are left alone.
+func TestPageEnvelope(t *testing.T) {
+	for _, tc := range []struct {
+		body, wantErr, next string
+		items             int
+	}{
+		{`{"next_cursor":"c1","tweets":[{"id_str":"5"},{"id_str":"6"}],"users":[{"id_str":"x","tweets":7}]}`, "", "c1", 2},
+		{`{"next_cursor":"c2","tweets":null}`, "", "c2", 0},
+		{`{"next_cursor":null,"tweets":[]}`, "", "", 0},
+		{`{"next_cursor":null,"users":[]}`, `no "tweets" array`, "", 0},
+		{`{"next_cursor":null,"tweets":[{"id_str":5}]}`, "cannot unmarshal", "", 0},
+	} {
+		c, _ := fake(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, tc.body) })
+		p, err := c.UserTweets(t.Context(), 1, "")
+		switch {
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want %q", tc.body, err, tc.wantErr)
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.body, err)
+		case tc.wantErr == "" && (len(p.Items) != tc.items || p.NextCursor != tc.next):
+			t.Errorf("%s: %d items, cursor %q", tc.body, len(p.Items), p.NextCursor)
+		}
+	}
+}

@@ -42,26 +42,11 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 		var err error
 		switch field {
 		case "tweets":
-			var env struct {
-				NextCursor *string `json:"next_cursor"`
-				Items      *[]T    `json:"tweets"`
-			}
-			err = json.Unmarshal(b, &env)
-			next, items = env.NextCursor, env.Items
+			next, items, err = decodeEnvelope[T](b, &tweetsEnvelope[T]{})
 		case "users":
-			var env struct {
-				NextCursor *string `json:"next_cursor"`
-				Items      *[]T    `json:"users"`
-			}
-			err = json.Unmarshal(b, &env)
-			next, items = env.NextCursor, env.Items
+			next, items, err = decodeEnvelope[T](b, &usersEnvelope[T]{})
 		default:
-			var env struct {
-				NextCursor *string `json:"next_cursor"`
-				Items      *[]T    `json:"lists"`
-			}
-			err = json.Unmarshal(b, &env)
-			next, items = env.NextCursor, env.Items
+			next, items, err = decodeEnvelope[T](b, &listsEnvelope[T]{})
 		}
 		if err != nil {
 			return 0, err
@@ -130,3 +115,33 @@ func walk[T any](ctx context.Context, fetch func(ctx context.Context, cursor str
 }
 
 func id(v int64) string { return strconv.FormatInt(v, 10) }
+
+// A page whose items are under one key, decoded as T with the rest.
+type (
+	tweetsEnvelope[T any] struct {
+		NextCursor *string `json:"next_cursor"`
+		Items      *[]T    `json:"tweets"`
+	}
+	usersEnvelope[T any] struct {
+		NextCursor *string `json:"next_cursor"`
+		Items      *[]T    `json:"users"`
+	}
+	listsEnvelope[T any] struct {
+		NextCursor *string `json:"next_cursor"`
+		Items      *[]T    `json:"lists"`
+	}
+)
+
+func (e *tweetsEnvelope[T]) parts() (*string, *[]T) { return e.NextCursor, e.Items }
+func (e *usersEnvelope[T]) parts() (*string, *[]T)  { return e.NextCursor, e.Items }
+func (e *listsEnvelope[T]) parts() (*string, *[]T)  { return e.NextCursor, e.Items }
+
+// decodeEnvelope decodes b into env and returns its cursor and items (nil
+// when absent or null).
+func decodeEnvelope[T any, E interface{ parts() (*string, *[]T) }](b []byte, env E) (*string, *[]T, error) {
+	if err := json.Unmarshal(b, env); err != nil {
+		return nil, nil, err
+	}
+	next, items := env.parts()
+	return next, items, nil
+}
