@@ -220,7 +220,7 @@ func TestNewRejectsBadURL(t *testing.T) {
 func TestPageEnvelope(t *testing.T) {
 	for _, tc := range []struct {
 		body, wantErr, next string
-		items             int
+		items               int
 	}{
 		{`{"next_cursor":"c1","tweets":[{"id_str":"5"},{"id_str":"6"}],"users":[{"id_str":"x","tweets":7}]}`, "", "c1", 2},
 		{`{"next_cursor":"c2","tweets":null}`, "", "c2", 0},
