@@ -109,7 +109,8 @@ type Sink interface {
 }
 
 // Preparer is a Sink that reads each page as soon as it is fetched, on
-// the fetching goroutine, while earlier pages are being stored.
+// a stage between fetching and storing, while earlier pages are being
+// stored.
 type Preparer interface {
 	Prepare(p *Page) error
 }
@@ -169,8 +170,10 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 	f.to = f.out
 	if f.prep != nil && f.stored == nil {
 		// Reading a page into values is a stage of its own, so that the
-		// next request goes out while the last page is being read.
-		f.to = make(chan fetched, cap(f.out))
+		// next request goes out while the last page is being read. It
+		// holds a page and one more waits for it: beside the --ahead pages
+		// waiting for the writer and those it writes, these two.
+		f.to = make(chan fetched, 1)
 	}
 	done := make(chan struct{})
 	go func() {

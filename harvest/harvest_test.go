@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,7 +16,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/client"
@@ -370,5 +373,66 @@ func TestCancel(t *testing.T) {
 	fs.Close()
 	if got := fileIDs(t, out); !slices.Equal(got, want) {
 		t.Errorf("resumed after the cancel: %d items, upstream %d", len(got), len(want))
+	}
+}
+
+// countingTransport counts the requests it sends.
+type countingTransport struct{ n atomic.Int64 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// stuckSink is a StoreSink whose first write waits for release.
+type stuckSink struct {
+	harvest.StoreSink
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (s *stuckSink) Write(ctx context.Context, pages []harvest.Page) error {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.StoreSink.Write(ctx, pages)
+}
+
+// TestAheadBound: while a write is stuck, the harvest fetches ahead, but
+// no more than the README says may be fetched and not stored (2×Ahead+4
+// pages, those being written included), and the walk then ends whole.
+func TestAheadBound(t *testing.T) {
+	u := newUpstream(t)
+	ctx := context.Background()
+	out, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	tr := &countingTransport{}
+	c := newClient(t, u, client.WithHTTPClient(&http.Client{Transport: tr}))
+	const ahead = 3
+	sink := &stuckSink{StoreSink: harvest.StoreSink{W: out}, entered: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan error, 1)
+	var items int
+	go func() {
+		st, err := harvest.Run(ctx, c, harvest.Job{Kind: "search", Arg: "the", MaxItems: 400, Ahead: ahead},
+			&harvest.Checkpoint{}, sink, func(*harvest.Checkpoint) error { return nil }, nil, nil)
+		items = st.Items
+		done <- err
+	}()
+	<-sink.entered
+	// Let the fetcher run into its bound, then check it holds.
+	for prev := int64(-1); prev != tr.n.Load(); {
+		prev = tr.n.Load()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := tr.n.Load(); n > 2*ahead+4 || n <= ahead {
+		t.Errorf("%d pages fetched while the first write was stuck; want more than %d, at most %d", n, ahead, 2*ahead+4)
+	}
+	close(sink.release)
+	if err := <-done; err != nil || items != 400 {
+		t.Fatalf("harvest: %v, %d items", err, items)
 	}
 }
