@@ -22,6 +22,7 @@ import (
 	"github.com/roostapi/roost/client"
 	"github.com/roostapi/roost/gen"
 	"github.com/roostapi/roost/httpapi"
+	"github.com/roostapi/roost/internal/syncbuf"
 	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlite"
 	"github.com/roostapi/roost/sqlstore"
@@ -133,25 +134,7 @@ type front struct {
 	h     http.Handler
 	reg   *prometheus.Registry
 	now   atomic.Pointer[time.Time]
-	logs  logBuffer // what the gateway logged
-}
-
-// logBuffer collects log lines from concurrent requests.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs  syncbuf.Buffer // what the gateway logged
 }
 
 // newFront makes a gateway over st in front of up.

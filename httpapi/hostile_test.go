@@ -15,25 +15,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/roostapi/roost/internal/syncbuf"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // rawExchange sends raw bytes to a server, half-closes when closeWrite,
 // and returns the response.
@@ -66,7 +50,7 @@ func rawExchange(t *testing.T, addr, raw string, closeWrite bool) *http.Response
 func TestBodyCutShort(t *testing.T) {
 	base := newEnv(t, engines()[0], Config{}, fixture())
 	key, id := base.key(t, plenty, 0)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h := New(Config{Registry: prometheus.NewRegistry()}, base.store, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ReadTimeout = 500 * time.Millisecond

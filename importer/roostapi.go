@@ -155,15 +155,15 @@ type apiPage struct {
 	Lists  []json.RawMessage `json:"lists"`
 }
 
-// decodeAPI decodes one value of roost's (or the hosted service's)
-// responses: a page, a tweets-by-ids array or one of its elements, or an
-// element streamed out of a page (key "tweets", "users" or "lists").
 // apiProbe is the top of an API response: a page, or one post.
 type apiProbe struct {
 	apiPage
 	TweetCreatedAt *string `json:"tweet_created_at"`
 }
 
+// decodeAPI decodes one value of roost's (or the hosted service's)
+// responses: a page, a tweets-by-ids array or one of its elements, or an
+// element streamed out of a page (key "tweets", "users" or "lists").
 func decodeAPI(key string, raw []byte, at RecordError) []item {
 	raw = bytes.TrimSpace(raw)
 	switch key {

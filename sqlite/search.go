@@ -254,8 +254,9 @@ func countIn(ctx context.Context, q rowQuerier, d access, lo, hi int64, limit in
 	return n, nil
 }
 
-// searchPage runs a compiled search. Compiled statements vary with the
-// query, so they are not kept in the statement cache.
+// searchPage runs a compiled search through the statement cache: a
+// query's pages share one text (the cursor is a parameter), and the cache
+// is bounded (maxReadStmts) however many shapes of queries come.
 func (s *Store) searchPage(ctx context.Context, limit int, query string, args ...any) (social.Page[social.Post], error) {
 	page, err := sqlstore.PostPage(ctx, sqlDB(s.query), limit, query, args)
 	if err != nil {

@@ -103,14 +103,9 @@ func (w *batchWriter) close() {
 
 // stmt returns the statement q within the transaction: the write
 // connection's prepared one when the cache holds it, else one prepared for
-// this transaction.
-func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
-	return w.stmtKept(q, true)
-}
-
-// stmtKept is stmt; keep false leaves q out of the cache (a text of
-// many sizes).
-func (w *batchWriter) stmtKept(q string, keep bool) (*sql.Stmt, error) {
+// this transaction. keep false leaves q out of the cache (a text of many
+// sizes).
+func (w *batchWriter) stmt(q string, keep bool) (*sql.Stmt, error) {
 	if st, ok := w.stmts[q]; ok {
 		return st, nil
 	}
@@ -138,7 +133,7 @@ func (w *batchWriter) exec(query string, args ...any) error {
 
 // execKept is exec; keep false leaves the statement out of the cache.
 func (w *batchWriter) execKept(query string, keep bool, args ...any) error {
-	st, err := w.stmtKept(query, keep)
+	st, err := w.stmt(query, keep)
 	if err != nil {
 		return err
 	}
@@ -150,7 +145,7 @@ func (w *batchWriter) execKept(query string, keep bool, args ...any) error {
 
 // query runs a statement that returns rows.
 func (w *batchWriter) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := w.stmt(query)
+	st, err := w.stmt(query, true)
 	if err != nil {
 		return nil, err
 	}

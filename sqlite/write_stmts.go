@@ -10,10 +10,11 @@ import (
 // write connection across transactions, so that a write of a few pages
 // (a harvest step, a tick of the living world, a gateway fill) does not
 // parse its SQL again each time. A statement first met inside a
-// transaction is prepared for that transaction alone and noted; once the
-// connection is free again (after the write) the noted ones are prepared
-// on it for good, up to maxWriteStmts: at the start of the next write. Statement texts vary only by their
-// number of rows, which rowChunks keeps to a few sizes.
+// transaction is prepared for that transaction alone and noted; the noted
+// ones are prepared on the connection for good, up to maxWriteStmts, at
+// the start of the next write, while the connection is free. Statement
+// texts vary only by their number of rows, which rowChunks keeps to a few
+// sizes.
 type writeStmts struct {
 	mu      sync.Mutex
 	stmts   map[string]*sql.Stmt // prepared on the write pool's connection

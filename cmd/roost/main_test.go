@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,34 +9,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/roostapi/roost/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe to write from a running command while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // roost runs the command line in-process.
 func roost(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
@@ -261,17 +242,17 @@ func TestImportNamesLikes(t *testing.T) {
 
 // serve starts `roost serve` in-process and returns its base URL and
 // stderr; the server stops when the test ends.
-func serve(t *testing.T, args ...string) (string, *syncBuffer) {
+func serve(t *testing.T, args ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
 	base, _, errb := serveOut(t, args...)
 	return base, errb
 }
 
 // serveOut is serve that also returns stdout.
-func serveOut(t *testing.T, args ...string) (string, *syncBuffer, *syncBuffer) {
+func serveOut(t *testing.T, args ...string) (string, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, &errb)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/internal/syncbuf"
 	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/storetest"
 )
@@ -146,7 +147,7 @@ func (c *cluster) serve(t *testing.T, url string, n int, flags ...string) []stri
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start server %d: %v", i, err)
 		}
-		var log syncBuffer
+		var log syncbuf.Buffer
 		found := make(chan string, 1)
 		done := make(chan struct{})
 		go func() {
