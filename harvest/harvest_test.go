@@ -423,13 +423,22 @@ func TestAheadBound(t *testing.T) {
 		done <- err
 	}()
 	<-sink.entered
-	// Let the fetcher run into its bound, then check it holds.
-	for prev := int64(-1); prev != tr.n.Load(); {
-		prev = tr.n.Load()
-		time.Sleep(50 * time.Millisecond)
+	// Let the fetcher get ahead (a loaded machine, -race, can take a while),
+	// then run into its bound, then check it holds.
+	for deadline := time.Now().Add(30 * time.Second); tr.n.Load() <= ahead; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pages fetched in 30 s while the first write was stuck; want more than %d", tr.n.Load(), ahead)
+		}
 	}
-	if n := tr.n.Load(); n > 2*ahead+4 || n <= ahead {
-		t.Errorf("%d pages fetched while the first write was stuck; want more than %d, at most %d", n, ahead, 2*ahead+4)
+	for prev, still := tr.n.Load(), 0; still < 20; time.Sleep(25 * time.Millisecond) {
+		if n := tr.n.Load(); n != prev {
+			prev, still = n, 0
+		} else {
+			still++
+		}
+	}
+	if n := tr.n.Load(); n > 2*ahead+4 {
+		t.Errorf("%d pages fetched while the first write was stuck; want at most %d", n, 2*ahead+4)
 	}
 	close(sink.release)
 	if err := <-done; err != nil || items != 400 {
