@@ -83,6 +83,12 @@ func Authenticate(ctx context.Context, accounts social.Accounts, header string) 
 	if err != nil {
 		return social.APIKey{}, err
 	}
+	return LookupKey(ctx, accounts, key)
+}
+
+// LookupKey finds the live key of a secret BearerKey accepted: an unknown
+// or revoked one is ErrUnauthenticated; any other error is a store failure.
+func LookupKey(ctx context.Context, accounts social.Accounts, key string) (social.APIKey, error) {
 	k, err := accounts.KeyByDigest(ctx, Digest(key))
 	switch {
 	case errors.Is(err, social.ErrNotFound):

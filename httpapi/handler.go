@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,8 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			fail(errMethod)
 			return
 		}
-		key, err := billing.Authenticate(ctx, s.store, r.Header.Get("Authorization"))
+		vs := s.versions(ctx, rt)
+		key, err := s.authenticate(ctx, r.Header.Get("Authorization"), vs.Keys)
 		if errors.Is(err, billing.ErrUnauthenticated) {
 			err = errUnauthenticated
 		}
@@ -107,22 +109,41 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 		if gateway {
 			serve = s.serveUpstream(rt, r)
 		}
-		body, items, err := serve(ctx, s, a)
-		if err != nil {
-			fail(s.classify(rt, err))
-			return
+		var (
+			page  []byte
+			items int
+		)
+		cacheKey, cacheable := pageKey(r, rt, a, gateway)
+		cacheable = cacheable && s.pages != nil && vs.Content >= 0
+		if cacheable {
+			var hit bool
+			page, items, hit = s.pages.get(vs.Content, cacheKey)
+			s.metrics.pageCache(hit)
+			cacheable = !hit // a miss: the page made below is kept
 		}
-		buf := s.buffers.get()
-		defer s.buffers.put(buf)
-		if raw, ok := body.(rawJSON); ok {
-			buf.Write(raw)
-		} else if err := encodeJSON(buf, body); err != nil {
-			fail(err)
-			return
+		if page == nil {
+			body, n, err := serve(ctx, s, a)
+			if err != nil {
+				fail(s.classify(rt, err))
+				return
+			}
+			buf := s.buffers.get()
+			defer s.buffers.put(buf)
+			if raw, ok := body.(rawJSON); ok {
+				buf.Write(raw)
+			} else if err := encodeJSON(buf, body); err != nil {
+				fail(err)
+				return
+			}
+			page, items = buf.Bytes(), n
+			if cacheable {
+				page = bytes.Clone(page)
+				s.pages.put(vs.Content, cacheKey, page, items)
+			}
 		}
 		if !rt.free {
 			if idem != nil {
-				idem.Body = buf.Bytes()
+				idem.Body = page
 			}
 			amount, _, err := s.biller.Charge(ctx, social.Debit{KeyID: key.ID, RequestID: info.id,
 				Endpoint: rt.name, Items: items, Response: idem})
@@ -146,8 +167,64 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			info.items, info.charged = items, amount
 			s.metrics.charge(rt.name, items, amount)
 		}
-		writeBody(w, http.StatusOK, buf.Bytes())
+		writeBody(w, http.StatusOK, page)
 	}
+}
+
+// noVersions caches nothing.
+var noVersions = social.Versions{Content: -1, Keys: -1}
+
+// versions reads the store's change counters for a paid route's caches;
+// noVersions for a free route (its answers are the key's own: balance,
+// monitors), a store without them, or a failed read (the request then
+// reads everything afresh and meets the store's failure itself).
+func (s *server) versions(ctx context.Context, rt *route) social.Versions {
+	if s.versioned == nil || rt.free {
+		return noVersions
+	}
+	v, err := s.versioned.Versions(ctx)
+	if err != nil {
+		return noVersions
+	}
+	return v
+}
+
+// authenticate is billing.Authenticate through the key cache, for keys
+// version version (negative: not cached).
+func (s *server) authenticate(ctx context.Context, header string, version int64) (social.APIKey, error) {
+	secret, err := billing.BearerKey(header)
+	if err != nil {
+		return social.APIKey{}, err
+	}
+	if version < 0 {
+		return billing.LookupKey(ctx, s.store, secret)
+	}
+	digest := billing.Digest(secret)
+	if k, ok := s.keys.get(version, digest); ok {
+		return k, nil
+	}
+	k, err := billing.LookupKey(ctx, s.store, secret)
+	if err == nil {
+		s.keys.put(version, k)
+	}
+	return k, err
+}
+
+// pageKey names a request's page in the page cache, and reports whether
+// its page may be kept at all: a paid GET answered from the database (not
+// gateway mode, not a research route), without a fault plan that changes
+// its cursors. The key is the route, the path and query as sent, and for a
+// search its canonical query, whose time bounds within_time: fixed when it
+// was parsed.
+func pageKey(r *http.Request, rt *route, a *args, gateway bool) (string, bool) {
+	if rt.free || rt.local || gateway || rt.method != http.MethodGet || a.plan.LatestCursorPages > 0 {
+		return "", false
+	}
+	k := rt.name + "\x00" + r.URL.Path + "?" + r.URL.RawQuery
+	if a.query != nil {
+		k += "\x00" + a.query.String()
+	}
+	return k, true
 }
 
 // inject counts an injected failure and names it in the request's log

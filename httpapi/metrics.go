@@ -15,6 +15,7 @@ type metrics struct {
 	items    *prometheus.CounterVec
 	charged  *prometheus.CounterVec
 	faults   *prometheus.CounterVec
+	pages    *prometheus.CounterVec
 }
 
 // newMetrics registers the collectors, reusing ones already registered
@@ -38,6 +39,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "roost_injected_faults_total",
 			Help: "Failures and delays the sandbox injected on request (X-Roost-Fault or a key's fault plan), by route and fault (429, 500, delay).",
 		}, []string{"route", "fault"})),
+		pages: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roost_page_cache_total",
+			Help: "Paid pages that could be kept, by whether the page cache had them (hit) or they were read from the database (miss).",
+		}, []string{"result"})),
 	}
 }
 
@@ -63,6 +68,14 @@ func (m *metrics) charge(route string, items int, amount int64) {
 	if items > 0 {
 		m.items.WithLabelValues(route).Add(float64(items))
 		m.charged.WithLabelValues(route).Add(float64(amount))
+	}
+}
+
+func (m *metrics) pageCache(hit bool) {
+	if hit {
+		m.pages.WithLabelValues("hit").Inc()
+	} else {
+		m.pages.WithLabelValues("miss").Inc()
 	}
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -64,6 +65,12 @@ type Config struct {
 	// store (when it keeps monitors) that allows private webhook targets
 	// and is not run (nothing is dispatched or delivered).
 	Monitors *monitor.Service
+	// PageCacheBytes bounds the cache of rendered pages (0:
+	// DefaultPageCacheBytes, negative: none). Pages are kept by request
+	// for the store's content version, which every data write moves
+	// (social.Versioned); a store without versions caches nothing, nor
+	// does gateway mode (its own cache serves there).
+	PageCacheBytes int64
 }
 
 // DefaultMaxConcurrent is the cap on requests served at once.
@@ -93,6 +100,12 @@ type server struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	// mon keeps the monitors (nil: the monitoring endpoints answer 503).
 	mon *monitor.Service
+	// versioned is the store's change counters (nil: the store keeps
+	// none, and neither keys nor pages are cached); keys and pages are
+	// kept for the versions they were read under (cache.go).
+	versioned social.Versioned
+	keys      *keyCache
+	pages     *pageCache
 }
 
 // New returns the API handler over store. A nil limiter is an in-memory
@@ -138,6 +151,15 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	if ms, ok := store.(interface{ Monitors() sqlstore.Monitors }); ok && s.mon == nil {
 		s.mon = monitor.New(ms.Monitors(), store, store, NewRenderer(store), monitor.Options{AllowPrivate: true,
 			Price: cfg.Price, Now: cfg.Now}, log)
+	}
+	if v, ok := store.(social.Versioned); ok {
+		s.versioned, s.keys = v, newKeyCache()
+		if cfg.PageCacheBytes == 0 {
+			cfg.PageCacheBytes = DefaultPageCacheBytes
+		}
+		if cfg.Upstream == nil {
+			s.pages = newPageCache(cfg.PageCacheBytes)
+		}
 	}
 	registerReads(cfg.Registry, store)
 	if cfg.MaxConcurrent == 0 {
@@ -206,9 +228,14 @@ func infoFrom(ctx context.Context) *reqInfo {
 	return &reqInfo{}
 }
 
+// newRequestID is 24 hex digits: the time in nanoseconds, then 4 random
+// bytes. Ids of one server rise with time, so the ledger's index of them
+// grows at its end rather than at a random page per debit (fewer pages
+// written per commit).
 func newRequestID() string {
 	var b [12]byte
-	rand.Read(b[:]) //nolint:errcheck // never fails (Go ≥ 1.24)
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixNano()))
+	rand.Read(b[8:]) //nolint:errcheck // never fails (Go ≥ 1.24)
 	return hex.EncodeToString(b[:])
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ type HTTPConfig struct {
 	Warmup      time.Duration // before each run, not measured (default 1 s)
 	Rounds      int           // alternations of roost and the ceiling per page kind (default 2)
 	Paths       int           // distinct pages of each kind (default 64)
+	Kinds       []string      // page kinds to measure by name; all when empty
 	Seed        uint64
 }
 
@@ -255,6 +257,9 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 	if err != nil {
 		return nil, err
 	}
+	if kinds, err = onlyKinds(kinds, cfg.Kinds); err != nil {
+		return nil, err
+	}
 	ceiling, err := r.NewCeiling(kinds)
 	if err != nil {
 		return nil, err
@@ -295,6 +300,27 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 			}
 		}
 		out = append(out, c)
+	}
+	return out, nil
+}
+
+// onlyKinds keeps the kinds named in names (all when names is empty); an
+// unknown name is an error naming the known ones.
+func onlyKinds(kinds []PageKind, names []string) ([]PageKind, error) {
+	if len(names) == 0 {
+		return kinds, nil
+	}
+	var out []PageKind
+	for _, n := range names {
+		i := slices.IndexFunc(kinds, func(k PageKind) bool { return k.Name == n })
+		if i < 0 {
+			known := make([]string, len(kinds))
+			for j, k := range kinds {
+				known[j] = k.Name
+			}
+			return nil, fmt.Errorf("perf: no page kind %q (this database has: %s)", n, strings.Join(known, ", "))
+		}
+		out = append(out, kinds[i])
 	}
 	return out, nil
 }

@@ -58,12 +58,24 @@ type sample struct {
 // searching for common words, so it works on any database, generated or
 // imported.
 func NewRig(ctx context.Context, s social.Store) (*Rig, error) {
+	return NewRigConfig(ctx, s, RigConfig{})
+}
+
+// RigConfig tunes the handler a rig serves.
+type RigConfig struct {
+	// PageCacheBytes is httpapi.Config.PageCacheBytes (0: the default
+	// size, negative: no page cache).
+	PageCacheBytes int64
+}
+
+// NewRigConfig is NewRig with a handler tuned by cfg.
+func NewRigConfig(ctx context.Context, s social.Store, cfg RigConfig) (*Rig, error) {
 	key, digest, prefix := billing.NewKey()
 	k, err := s.CreateKey(ctx, social.APIKey{Name: "bench", Prefix: prefix, Digest: digest}, 1_000_000*billing.MicrosPerUSD)
 	if err != nil {
 		return nil, fmt.Errorf("perf: create bench key: %w", err)
 	}
-	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1}, s, nil, slog.New(slog.DiscardHandler)),
+	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1, PageCacheBytes: cfg.PageCacheBytes}, s, nil, slog.New(slog.DiscardHandler)),
 		store: s, key: key, keyID: k.ID}
 	if err := r.sample(); err != nil {
 		return nil, errors.Join(err, r.Close(ctx))

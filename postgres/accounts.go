@@ -115,6 +115,17 @@ func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args .
 // Keys, the ledger and kept responses are read from the primary, never a
 // replica: a top-up, revocation or limit change holds at once everywhere.
 
+// Versions reads the change counters on the primary. With read replicas
+// Content is -1: a page read from a standby may be older than the
+// primary's counter says, so pages must not be cached by it.
+func (s *Store) Versions(ctx context.Context) (social.Versions, error) {
+	v, err := s.primary.Versions(ctx)
+	if s.reads != nil {
+		v.Content = -1
+	}
+	return v, err
+}
+
 // KeyByDigest finds a key by its digest, on the primary.
 func (s *Store) KeyByDigest(ctx context.Context, digest [32]byte) (social.APIKey, error) {
 	return s.primary.KeyByDigest(ctx, digest)

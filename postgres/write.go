@@ -81,7 +81,11 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 					return err
 				}
 			}
-			return changeLog.Commit(ctx, txDB{tx}, changes)
+			if err := changeLog.Commit(ctx, txDB{tx}, changes); err != nil {
+				return err
+			}
+			// Last: the version's row stays locked until the commit.
+			return sqlstore.BumpVersion(ctx, txDB{tx}, sqlstore.VersionContent)
 		})
 		if direct && errors.Is(err, errCopyConflict) {
 			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)

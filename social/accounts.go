@@ -154,3 +154,17 @@ type Accounts interface {
 	// Ledger lists a key's ledger rows in order.
 	Ledger(ctx context.Context, keyID int64) ([]LedgerEntry, error)
 }
+
+// Versions are counters that move, in the same transaction, with every
+// change of their kind: Content with every data write, Keys with every
+// change of a key but a debit. What was read under a version is current
+// while the counter has not moved. Content is negative when the store's
+// reads may lag its counter (read replicas): then nothing read may be kept.
+type Versions struct {
+	Content, Keys int64
+}
+
+// Versioned is a store that keeps Versions.
+type Versioned interface {
+	Versions(ctx context.Context) (Versions, error)
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/roostapi/roost/social"
@@ -26,28 +27,54 @@ type debitBatcher struct {
 	stmts map[string]*sql.Stmt
 }
 
-// Statements of a debit.
+// Statements of a debit. A batch reads each key's balance once, decides
+// its debits in order, writes the balances once and the ledger rows
+// together; the IN and VALUES lists come in the power-of-two sizes of
+// rowChunks, each prepared once.
 const (
-	debitUpdate = `UPDATE api_keys SET balance = balance - ?
-		WHERE id = ? AND balance >= ? AND revoked_at IS NULL RETURNING balance`
+	debitKey    = `SELECT balance FROM api_keys WHERE id = ? AND revoked_at IS NULL`
+	debitUpdate = `UPDATE api_keys SET balance = ? WHERE id = ?`
+	// debitLedger takes debitLedgerWidth values a row.
 	debitLedger = `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount,
-		balance_after, created_at) VALUES (?, 'debit', ?, ?, ?, ?, ?, ?)`
-	debitSeen = `SELECT EXISTS (SELECT 1 FROM ledger WHERE key_id = ? AND request_id = ?
-		AND kind = 'debit' AND request_id != '')`
+		balance_after, created_at) VALUES `
+	debitLedgerRow   = `(?, 'debit', ?, ?, ?, ?, ?, ?)`
+	debitLedgerWidth = 7
+	// debitSeen takes the key and a list of request ids; it repeats the
+	// condition of the partial index ledger_request, which it must use.
+	debitSeen      = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
 	responseFind   = `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`
 	responseDrop   = `DELETE FROM idempotency_keys WHERE created_at < ?`
 	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
 )
 
+// debitTexts are every statement text a batch may run.
+func debitTexts() []string {
+	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert}
+	for n := 1; n <= maxDebitBatch; n *= 2 {
+		out = append(out, ledgerText(n), seenText(n))
+	}
+	return out
+}
+
+func ledgerText(n int) string {
+	return debitLedger + strings.TrimSuffix(strings.Repeat(debitLedgerRow+",", n), ",")
+}
+
+func seenText(n int) string { return debitSeen + "(" + sqlstore.Placeholders(n) + ")" }
+
 // prepare prepares the statements not prepared yet. It runs outside a
 // transaction: the write connection is the only one.
 func (b *debitBatcher) prepare(ctx context.Context) error {
-	for _, q := range []string{debitUpdate, debitLedger, debitSeen, responseFind, responseDrop, responseInsert} {
-		if b.stmts[q] != nil {
-			continue
-		}
+	if len(b.stmts) > 0 {
+		return nil
+	}
+	for _, q := range debitTexts() {
 		st, err := b.s.write.PrepareContext(ctx, q)
 		if err != nil {
+			for _, st := range b.stmts {
+				st.Close()
+			}
+			clear(b.stmts)
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 		b.stmts[q] = st
@@ -147,9 +174,14 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 		return fmt.Errorf("sqlite: debit: begin: %w", err)
 	}
 	defer tx.Rollback()
-	upd, ins, seen := b.stmt(ctx, tx, debitUpdate), b.stmt(ctx, tx, debitLedger), b.stmt(ctx, tx, debitSeen)
+	seen, err := b.charged(ctx, tx, batch)
+	if err != nil {
+		return err
+	}
 	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
 		insert: b.stmt(ctx, tx, responseInsert)}
+	balances := map[int64]*keyBalance{}
+	var ledger []any
 	now := time.Now().UnixMicro()
 	for i, r := range batch {
 		d := r.d
@@ -165,39 +197,116 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 			}
 		}
 		if d.RequestID != "" {
-			var charged bool
-			if err := seen.QueryRowContext(ctx, d.KeyID, d.RequestID).Scan(&charged); err != nil {
-				return fmt.Errorf("sqlite: debit: request: %w", err)
-			}
-			if charged {
+			k := chargedKey{d.KeyID, d.RequestID}
+			if seen[k] {
 				results[i] = debitResult{err: fmt.Errorf("key %d: request %s was charged already: %w",
 					d.KeyID, d.RequestID, social.ErrConflict)}
 				continue
 			}
+			seen[k] = true
 		}
-		var bal int64
-		err := upd.QueryRowContext(ctx, d.Amount, d.KeyID, d.Amount).Scan(&bal)
-		if errors.Is(err, sql.ErrNoRows) {
+		kb, err := b.balance(ctx, tx, balances, d.KeyID)
+		if err != nil {
+			return err
+		}
+		if !kb.live || kb.balance < d.Amount {
 			results[i] = debitResult{err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
 			continue
 		}
-		if err != nil {
-			return fmt.Errorf("sqlite: debit: %w", err)
-		}
-		if _, err := ins.ExecContext(ctx, d.KeyID, d.RequestID, d.Endpoint, d.Items, d.Amount, bal, now); err != nil {
-			return fmt.Errorf("sqlite: debit: ledger: %w", err)
-		}
+		kb.balance -= d.Amount
+		kb.changed = true
+		ledger = append(ledger, d.KeyID, d.RequestID, d.Endpoint, d.Items, d.Amount, kb.balance, now)
 		if d.Response != nil {
 			if err := keep.store(ctx, d); err != nil {
 				return err
 			}
 		}
-		results[i] = debitResult{balance: bal}
+		results[i] = debitResult{balance: kb.balance}
+	}
+	for id, kb := range balances {
+		if !kb.changed {
+			continue
+		}
+		if _, err := b.stmt(ctx, tx, debitUpdate).ExecContext(ctx, kb.balance, id); err != nil {
+			return fmt.Errorf("sqlite: debit: %w", err)
+		}
+	}
+	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
+		part := ledger[:n*debitLedgerWidth]
+		ledger = ledger[n*debitLedgerWidth:]
+		if _, err := b.stmt(ctx, tx, ledgerText(n)).ExecContext(ctx, part...); err != nil {
+			return fmt.Errorf("sqlite: debit: ledger: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: debit: commit: %w", err)
 	}
 	return nil
+}
+
+// keyBalance is a key's balance within a batch: read once, moved by each
+// debit in order, written once.
+type keyBalance struct {
+	balance       int64
+	live, changed bool // live: the key exists and is not revoked
+}
+
+// balance returns the batch's state of key id, reading it on first use.
+func (b *debitBatcher) balance(ctx context.Context, tx *sql.Tx, m map[int64]*keyBalance, id int64) (*keyBalance, error) {
+	if kb, ok := m[id]; ok {
+		return kb, nil
+	}
+	kb := &keyBalance{}
+	err := b.stmt(ctx, tx, debitKey).QueryRowContext(ctx, id).Scan(&kb.balance)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("sqlite: debit: key %d: %w", id, err)
+	default:
+		kb.live = true
+	}
+	m[id] = kb
+	return kb, nil
+}
+
+// chargedKey is a request id of a key.
+type chargedKey struct {
+	key int64
+	id  string
+}
+
+// charged finds which of the batch's request ids are charged already, a
+// statement per key and chunk of ids.
+func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []*debitReq) (map[chargedKey]bool, error) {
+	byKey := map[int64][]any{}
+	for _, r := range batch {
+		if r.d.RequestID != "" {
+			byKey[r.d.KeyID] = append(byKey[r.d.KeyID], r.d.RequestID)
+		}
+	}
+	out := map[chargedKey]bool{}
+	for key, ids := range byKey {
+		for _, n := range rowChunks(len(ids), maxDebitBatch) {
+			args := append([]any{key}, ids[:n]...)
+			ids = ids[n:]
+			rows, err := b.stmt(ctx, tx, seenText(n)).QueryContext(ctx, args...)
+			if err != nil {
+				return nil, fmt.Errorf("sqlite: debit: request: %w", err)
+			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("sqlite: debit: request: %w", err)
+				}
+				out[chargedKey{key, id}] = true
+			}
+			if err := rows.Close(); err != nil {
+				return nil, fmt.Errorf("sqlite: debit: request: %w", err)
+			}
+		}
+	}
+	return out, nil
 }
 
 // responseKeeper writes the responses of debits that carry one

@@ -78,6 +78,9 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	if err := changeLog.Commit(ctx, sqlDB(w.query), changes); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}
+	if err := sqlstore.BumpVersion(ctx, sqlDB(w.query), sqlstore.VersionContent); err != nil {
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
 	}

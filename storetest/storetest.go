@@ -30,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Unfollows", func(t *testing.T) { testUnfollows(t, open) })
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 	t.Run("ChangeLog", func(t *testing.T) { testChangeLog(t, open) })
+	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 }
 
 func ctxFor(t *testing.T) context.Context {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/httpapi"
 	"github.com/roostapi/roost/live"
 	"github.com/roostapi/roost/perf"
 )
@@ -29,6 +33,10 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"(N/s, N/m or N/h, e.g. 200/s) and the monitor service delivering webhooks; prints the p99 of each page kind in both, "+
 		"their ratio, the events/s achieved and the time from commit to webhook POST (see below)")
 	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
+	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+
+		"(timeline, search Latest, list, thread, profile); all when empty")
+	pageCache := fs.Int("page-cache", httpapi.DefaultPageCacheBytes>>20, "MiB of the page cache of the handler measured, as roost serve --page-cache (0: none)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench (servers and load generator) to this file")
 	fs.Usage = benchUsage(e, fs.Usage)
 	if err := parse(fs, args, false); err != nil {
 		return err
@@ -49,8 +57,15 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 			return usageError("--live: %v", err)
 		}
 	}
-	if *monitors < 0 {
-		return usageError("--monitors must be 0 or more")
+	if *monitors < 0 || *pageCache < 0 {
+		return usageError("--monitors and --page-cache must be 0 or more")
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	s, err := openStore(ctx, *db, e.log)
 	if err != nil {
@@ -70,7 +85,12 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "database %s: %d posts, %d users\n", *db, counts["posts"], counts["users"])
-	rig, err := perf.NewRig(ctx, s)
+	rigCfg := perf.RigConfig{PageCacheBytes: int64(*pageCache) << 20}
+	if *pageCache == 0 {
+		rigCfg.PageCacheBytes = -1
+	}
+	fmt.Fprintf(e.stdout, "page cache: %d MiB\n", *pageCache)
+	rig, err := perf.NewRigConfig(ctx, s, rigCfg)
 	if err != nil {
 		return err
 	}
@@ -88,7 +108,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up, %d rounds alternating roost and the ceiling\n",
 			*conns, *duration, *rounds)
 		var cs []perf.Comparison
-		cs, err = rig.CompareHTTP(ctx, perf.HTTPConfig{Connections: *conns, Duration: *duration, Rounds: *rounds, Seed: *seed}, e.stderr)
+		cs, err = rig.CompareHTTP(ctx, perf.HTTPConfig{Connections: *conns, Duration: *duration, Rounds: *rounds, Seed: *seed,
+			Kinds: splitKinds(*kinds)}, e.stderr)
 		if err == nil {
 			perf.ReportHTTP(e.stdout, cs)
 		}
@@ -96,6 +117,30 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		err = rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
 	}
 	return errors.Join(err, rig.Close(context.WithoutCancel(ctx)))
+}
+
+// splitKinds reads --kinds: names separated by commas, spaces around them dropped.
+func splitKinds(s string) []string {
+	var out []string
+	for k := range strings.SplitSeq(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// startCPUProfile writes a CPU profile to path until the returned func is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // benchUsage adds what --live measures to the flags' usage.

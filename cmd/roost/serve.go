@@ -48,6 +48,7 @@ type serveConfig struct {
 	origins        listValue
 	logFormat      string
 	maxConcurrent  int
+	pageCacheMiB   int
 	config         string
 	printConfig    bool
 	live           string
@@ -101,6 +102,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json (one access line per request)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
 		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted)")
+	fs.IntVar(&c.pageCacheMiB, "page-cache", httpapi.DefaultPageCacheBytes>>20,
+		"MiB of rendered paid pages kept for repeated requests (0: none); any data write empties it, so no page is older "+
+			"than the data (not with --upstream, which has its own cache, nor with --db-read replicas, whose lag would outlive it)")
 	fs.BoolVar(&c.hooks.private, "webhook-private", true, "let webhooks reach loopback, private and link-local addresses "+
 		"(a local twin); turn off on a shared deployment: then such targets are refused at registration and at every connection")
 	fs.IntVar(&c.hooks.workers, "webhook-workers", monitor.DefaultWorkers, "webhook deliveries at once (a slow receiver holds one)")
@@ -152,6 +156,8 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 		return nil, nil, nil, usageError("--rate-limit must be more than 0")
 	case c.maxConcurrent <= 0:
 		return nil, nil, nil, usageError("--max-concurrent must be more than 0")
+	case c.pageCacheMiB < 0:
+		return nil, nil, nil, usageError("--page-cache must be 0 (none) or more MiB")
 	case c.logFormat != "text" && c.logFormat != "json":
 		return nil, nil, nil, usageError("--log-format must be text or json, not %q", c.logFormat)
 	case c.db == "":
@@ -286,7 +292,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	cfg := httpapi.Config{Price: c.price.micros, RateLimit: c.rate, SearchTimeout: c.searchTimeout,
-		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, Version: version(), Registry: reg}
+		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, Version: version(), Registry: reg,
+		PageCacheBytes: int64(c.pageCacheMiB) << 20}
+	if c.pageCacheMiB == 0 {
+		cfg.PageCacheBytes = -1
+	}
 	if upstream != nil {
 		cfg.Upstream = upstream
 		fmt.Fprintln(e.stderr, c.gw.describe())

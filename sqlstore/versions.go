@@ -1,0 +1,53 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/roostapi/roost/social"
+)
+
+// The counters of the versions table (migration: SQLite 0035, PostgreSQL
+// 0034). Each moves by one in the transaction of every change of its kind,
+// so that a reader holding what it read under a version knows it is still
+// current while the counter has not moved.
+const (
+	// VersionContent moves with every write of data (social.Writer.Write:
+	// imports, harvests, gateway fills, living-world ticks, gen and copy).
+	VersionContent = "content"
+	// VersionKeys moves with every change of a key other than a debit:
+	// top-up, revocation, rotation, rate limit, fault plan.
+	VersionKeys = "keys"
+)
+
+// BumpVersion moves the counter name by one through tx, a DB on the
+// transaction of the change.
+func BumpVersion(ctx context.Context, tx DB, name string) error {
+	if err := tx.Query(ctx, `UPDATE versions SET n = n + 1 WHERE name = ?`, []any{name}, func(Rows) error { return nil }); err != nil {
+		return fmt.Errorf("version %s: %w", name, err)
+	}
+	return nil
+}
+
+// Versions reads both counters in one statement.
+func (r Reader) Versions(ctx context.Context) (social.Versions, error) {
+	var v social.Versions
+	err := r.DB.Query(ctx, `SELECT name, n FROM versions`, nil, func(row Rows) error {
+		var name string
+		var n int64
+		if err := row.Scan(&name, &n); err != nil {
+			return err
+		}
+		switch name {
+		case VersionContent:
+			v.Content = n
+		case VersionKeys:
+			v.Keys = n
+		}
+		return nil
+	})
+	if err != nil {
+		return social.Versions{}, fmt.Errorf("versions: %w", err)
+	}
+	return v, nil
+}
