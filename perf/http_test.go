@@ -97,3 +97,19 @@ func TestCompareHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyKinds: --kinds keeps the named kinds in the order named, and an
+// unknown name is an error naming the kinds there are.
+func TestOnlyKinds(t *testing.T) {
+	kinds := []PageKind{{Name: "timeline"}, {Name: "search Latest"}, {Name: "profile"}}
+	got, err := onlyKinds(kinds, []string{"profile", "timeline"})
+	if err != nil || len(got) != 2 || got[0].Name != "profile" || got[1].Name != "timeline" {
+		t.Errorf("onlyKinds(profile,timeline) = %v, %v", got, err)
+	}
+	if got, err := onlyKinds(kinds, nil); err != nil || len(got) != 3 {
+		t.Errorf("onlyKinds(none) = %v, %v; want all", got, err)
+	}
+	if _, err := onlyKinds(kinds, []string{"threads"}); err == nil || !strings.Contains(err.Error(), "timeline, search Latest, profile") {
+		t.Errorf("onlyKinds(threads) = %v; want an error naming the kinds", err)
+	}
+}

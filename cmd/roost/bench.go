@@ -57,8 +57,11 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 			return usageError("--live: %v", err)
 		}
 	}
-	if *monitors < 0 || *pageCache < 0 {
-		return usageError("--monitors and --page-cache must be 0 or more")
+	if *monitors < 0 {
+		return usageError("--monitors must be 0 or more")
+	}
+	if *pageCache < 0 {
+		return usageError("--page-cache must be 0 (none) or more MiB")
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)

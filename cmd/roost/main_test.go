@@ -42,6 +42,8 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"bench", "--db", "x.db", "--live", "fast"}, 2, "--live: rate \"fast\""},
 		{[]string{"bench", "--db", "x.db", "--live", "200/s", "--http"}, 2, "--live and --http are two different measures"},
 		{[]string{"bench", "--db", "x.db", "--live", "200/s", "--monitors", "-1"}, 2, "--monitors must be 0 or more"},
+		{[]string{"bench", "--db", "x.db", "--page-cache", "-1"}, 2, "--page-cache must be 0 (none) or more MiB"},
+		{[]string{"serve", "--page-cache", "-1"}, 2, "--page-cache must be 0 (none) or more MiB"},
 		{[]string{"harvest", "--help"}, 0, "-ahead"},
 		{[]string{"serve", "--help"}, 0, "-cache-max-age"},
 		{[]string{"serve", "--upstream", "http://127.0.0.1:1", "--cache-max-age", "2m"}, 2, "--cache-max-age 2m0s is shorter than --fresh lists=1h0m0s"},
