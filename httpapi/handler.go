@@ -182,7 +182,7 @@ func (s *server) versions(ctx context.Context, rt *route) social.Versions {
 	if s.versioned == nil || rt.free {
 		return noVersions
 	}
-	v, err := s.versioned.Versions(ctx)
+	v, err := s.versioned.get(ctx)
 	if err != nil {
 		return noVersions
 	}

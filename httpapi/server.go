@@ -103,7 +103,7 @@ type server struct {
 	// versioned is the store's change counters (nil: the store keeps
 	// none, and neither keys nor pages are cached); keys and pages are
 	// kept for the versions they were read under (cache.go).
-	versioned social.Versioned
+	versioned *versionReader
 	keys      *keyCache
 	pages     *pageCache
 }
@@ -153,7 +153,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 			Price: cfg.Price, Now: cfg.Now}, log)
 	}
 	if v, ok := store.(social.Versioned); ok {
-		s.versioned, s.keys = v, newKeyCache()
+		s.versioned, s.keys = &versionReader{read: v.Versions}, newKeyCache()
 		if cfg.PageCacheBytes == 0 {
 			cfg.PageCacheBytes = DefaultPageCacheBytes
 		}

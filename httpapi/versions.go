@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"context"
+	"sync"
+
+	"github.com/roostapi/roost/social"
+)
+
+// versionReader shares reads of the store's change counters among the
+// requests that want them at once, without giving any request a value
+// older than itself: a request waits for a read that began after it
+// asked (the one running may have begun before), so the value reflects
+// every write that ended before the request began. Reads run back to back
+// while requests wait for them, one at a time, however many requests
+// arrive meanwhile.
+type versionReader struct {
+	read func(context.Context) (social.Versions, error)
+
+	mu      sync.Mutex
+	running bool
+	next    *versionRead // the read that begins when the running one ends
+}
+
+// versionRead is one read and the requests waiting for it.
+type versionRead struct {
+	done chan struct{}
+	v    social.Versions
+	err  error
+}
+
+// get returns the counters as a read begun after the call read them.
+func (r *versionReader) get(ctx context.Context) (social.Versions, error) {
+	r.mu.Lock()
+	if r.next == nil {
+		r.next = &versionRead{done: make(chan struct{})}
+	}
+	mine := r.next
+	if !r.running {
+		r.running, r.next = true, nil
+		r.mu.Unlock()
+		r.run(context.WithoutCancel(ctx), mine)
+	} else {
+		r.mu.Unlock()
+	}
+	select {
+	case <-mine.done:
+		return mine.v, mine.err
+	case <-ctx.Done():
+		return social.Versions{}, ctx.Err()
+	}
+}
+
+// run makes read c, then starts the read requests asked for meanwhile, in
+// a goroutine of its own (the caller's request goes on at once).
+func (r *versionReader) run(ctx context.Context, c *versionRead) {
+	c.v, c.err = r.read(ctx)
+	close(c.done)
+	r.mu.Lock()
+	next := r.next
+	r.next = nil
+	r.running = next != nil
+	r.mu.Unlock()
+	if next != nil {
+		go r.run(ctx, next)
+	}
+}
