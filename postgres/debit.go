@@ -38,10 +38,21 @@ const debitSQL = `WITH k AS (
 // (settle): the caller gets the balance of a debit that committed, or an
 // error for one that did not and now never will, so that an answer of
 // failure always means nothing was charged.
+//
+// Concurrent debits of this process share one transaction (debitBatch);
+// a debit that keeps a response for an Idempotency-Key runs alone.
 func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	if d.Amount <= 0 {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
+	if d.Response != nil || s.debits == nil {
+		return s.debitOne(ctx, d)
+	}
+	return s.debits.Submit(ctx, d)
+}
+
+// debitOne runs one debit in its own statement (and transaction).
+func (s *Store) debitOne(ctx context.Context, d social.Debit) (int64, error) {
 	now := time.Now().UnixMicro()
 	var idemKey, fingerprint string
 	var body []byte

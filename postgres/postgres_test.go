@@ -12,6 +12,7 @@ import (
 
 	"github.com/roostapi/roost/migration"
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 	"github.com/roostapi/roost/storetest"
 )
 
@@ -272,5 +273,32 @@ func BenchmarkLimiter(b *testing.B) {
 		if _, err := l.Allow(ctx, int64(i%64), 1_000_000); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDebitBatch: a batch of debits is decided as one at a time would be
+// (storetest.DebitBatch), and a batch whose reply is lost is settled
+// debit by debit.
+func TestDebitBatch(t *testing.T) {
+	s := open(t, freshURL(t))
+	storetest.DebitBatch(t, s, s.debitBatch)
+	ctx := context.Background()
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "lost", Prefix: "p", Digest: sha256.Sum256([]byte("lost batch"))}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.loseDebitReply = func() error { return errors.New("connection reset by peer") }
+	out := make([]sqlstore.DebitResult, 3)
+	s.debitBatch([]social.Debit{{KeyID: k.ID, RequestID: "x1", Amount: 30}, {KeyID: k.ID, RequestID: "x2", Amount: 90},
+		{KeyID: k.ID, Amount: 10}}, out)
+	s.loseDebitReply = nil
+	if out[0].Err != nil || out[0].Balance != 70 {
+		t.Errorf("committed debit with a lost reply: %+v, want balance 70", out[0])
+	}
+	if !errors.Is(out[1].Err, social.ErrInsufficientBalance) {
+		t.Errorf("refused debit with a lost reply: %+v, want insufficient", out[1])
+	}
+	if out[2].Err == nil {
+		t.Errorf("debit without a request id, reply lost: %+v, want an error (outcome unknown)", out[2])
 	}
 }

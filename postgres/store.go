@@ -45,6 +45,10 @@ type Store struct {
 	// loseDebitReply, set by tests only, replaces the outcome of every
 	// committed debit statement, as a connection lost before the reply.
 	loseDebitReply func() error
+
+	// debits commits concurrent debits of this process together
+	// (debitBatch).
+	debits *sqlstore.DebitBatcher
 }
 
 var (
@@ -104,11 +108,15 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 		return nil, err
 	}
 	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered, reads: s.reads}, Dialect: dialect}
+	s.debits = sqlstore.NewDebitBatcher(s.debitBatch)
 	return s, nil
 }
 
 // Close releases the pool.
 func (s *Store) Close() error {
+	if s.debits != nil {
+		s.debits.Close()
+	}
 	s.reads.close()
 	s.pool.Close()
 	return nil

@@ -12,19 +12,34 @@ import (
 	"github.com/roostapi/roost/sqlstore"
 )
 
-// debitBatcher commits concurrent debits together: one goroutine takes
-// every debit waiting, applies each with its own conditional UPDATE and
-// ledger row inside one IMMEDIATE transaction, commits once (durably:
-// synchronous=FULL), and only then answers each caller. One fsync serves
-// many requests; no debit is answered before it is on disk.
+// debitBatcher applies SQLite's debits in batches (sqlstore.DebitBatcher):
+// each batch runs in one IMMEDIATE transaction, committed durably
+// (synchronous=FULL) before any of its debits is answered.
 type debitBatcher struct {
-	s    *Store
-	reqs chan *debitReq
-	done chan struct{}
+	s *Store
+	*sqlstore.DebitBatcher
 	// stmts are the debit's statements, prepared once on the write
 	// connection: each transaction uses them without preparing them again.
-	// Only run's goroutine touches them.
+	// Only the batcher's goroutine touches them until it is closed.
 	stmts map[string]*sql.Stmt
+}
+
+func newDebitBatcher(s *Store) *debitBatcher {
+	b := &debitBatcher{s: s, stmts: map[string]*sql.Stmt{}}
+	b.DebitBatcher = sqlstore.NewDebitBatcher(func(ds []social.Debit, out []sqlstore.DebitResult) {
+		if err := b.apply(ds, out); err != nil {
+			sqlstore.FailAll(out, err)
+		}
+	})
+	return b
+}
+
+// close stops the batcher, then closes its statements.
+func (b *debitBatcher) close() {
+	b.Close()
+	for _, st := range b.stmts {
+		st.Close()
+	}
 }
 
 // Statements of a debit. A batch reads each key's balance once, decides
@@ -87,84 +102,13 @@ func (b *debitBatcher) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt
 	return tx.StmtContext(ctx, b.stmts[q])
 }
 
-type debitReq struct {
-	d     social.Debit
-	ctx   context.Context
-	reply chan debitResult
-}
-
-type debitResult struct {
-	balance int64
-	err     error
-}
-
 // maxDebitBatch bounds how many debits share one commit.
-const maxDebitBatch = 256
+const maxDebitBatch = sqlstore.MaxDebitBatch
 
-func newDebitBatcher(s *Store) *debitBatcher {
-	b := &debitBatcher{s: s, reqs: make(chan *debitReq), done: make(chan struct{}), stmts: map[string]*sql.Stmt{}}
-	go b.run()
-	return b
-}
-
-func (b *debitBatcher) close() { close(b.done) }
-
-func (b *debitBatcher) submit(ctx context.Context, d social.Debit) (int64, error) {
-	r := &debitReq{d: d, ctx: ctx, reply: make(chan debitResult, 1)}
-	select {
-	case b.reqs <- r:
-	case <-ctx.Done():
-		return 0, fmt.Errorf("debit: %w", ctx.Err())
-	case <-b.done:
-		return 0, fmt.Errorf("debit: store is closed")
-	}
-	// Once taken, the debit is committed or refused whatever happens to
-	// the caller's context: the answer must match the ledger.
-	res := <-r.reply
-	return res.balance, res.err
-}
-
-func (b *debitBatcher) run() {
-	defer func() {
-		for _, st := range b.stmts {
-			st.Close()
-		}
-	}()
-	for {
-		var batch []*debitReq
-		select {
-		case r := <-b.reqs:
-			batch = append(batch, r)
-		case <-b.done:
-			return
-		}
-	more:
-		for len(batch) < maxDebitBatch {
-			select {
-			case r := <-b.reqs:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		b.commit(batch)
-	}
-}
-
-// commit applies a batch in one transaction and answers every request.
-func (b *debitBatcher) commit(batch []*debitReq) {
-	results := make([]debitResult, len(batch))
-	err := b.apply(batch, results)
-	for i, r := range batch {
-		if err != nil {
-			r.reply <- debitResult{err: err}
-			continue
-		}
-		r.reply <- results[i]
-	}
-}
-
-func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
+// apply decides the debits of one batch in order, in one transaction,
+// and fills results; an error means the transaction failed and nothing was
+// charged.
+func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
 	if err := b.prepare(ctx); err != nil {
 		return err
@@ -183,15 +127,14 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 	balances := map[int64]*keyBalance{}
 	var ledger []any
 	now := time.Now().UnixMicro()
-	for i, r := range batch {
-		d := r.d
+	for i, d := range batch {
 		if d.Response != nil {
 			kept, err := keep.fresh(ctx, d)
 			if err != nil {
 				return err
 			}
 			if kept {
-				results[i] = debitResult{err: fmt.Errorf("key %d: Idempotency-Key %q was answered already: %w",
+				results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: Idempotency-Key %q was answered already: %w",
 					d.KeyID, d.Response.Key, social.ErrConflict)}
 				continue
 			}
@@ -199,7 +142,7 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 		if d.RequestID != "" {
 			k := chargedKey{d.KeyID, d.RequestID}
 			if seen[k] {
-				results[i] = debitResult{err: fmt.Errorf("key %d: request %s was charged already: %w",
+				results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: request %s was charged already: %w",
 					d.KeyID, d.RequestID, social.ErrConflict)}
 				continue
 			}
@@ -210,7 +153,7 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 			return err
 		}
 		if !kb.live || kb.balance < d.Amount {
-			results[i] = debitResult{err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
+			results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
 			continue
 		}
 		kb.balance -= d.Amount
@@ -221,7 +164,7 @@ func (b *debitBatcher) apply(batch []*debitReq, results []debitResult) error {
 				return err
 			}
 		}
-		results[i] = debitResult{balance: kb.balance}
+		results[i] = sqlstore.DebitResult{Balance: kb.balance}
 	}
 	for id, kb := range balances {
 		if !kb.changed {
@@ -277,11 +220,11 @@ type chargedKey struct {
 
 // charged finds which of the batch's request ids are charged already, a
 // statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []*debitReq) (map[chargedKey]bool, error) {
+func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit) (map[chargedKey]bool, error) {
 	byKey := map[int64][]any{}
-	for _, r := range batch {
-		if r.d.RequestID != "" {
-			byKey[r.d.KeyID] = append(byKey[r.d.KeyID], r.d.RequestID)
+	for _, d := range batch {
+		if d.RequestID != "" {
+			byKey[d.KeyID] = append(byKey[d.KeyID], d.RequestID)
 		}
 	}
 	out := map[chargedKey]bool{}

@@ -1,0 +1,89 @@
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
+)
+
+// DebitBatch checks an engine's batch of debits (apply: the function its
+// sqlstore.DebitBatcher runs) on s: one batch of debits of several keys is
+// decided in order as the debits one at a time would be: a debit the
+// balance no longer covers refused, a revoked key refused, a request id
+// charged before (or earlier in the batch) refused, and the ledger's
+// balance_after following each key.
+func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlstore.DebitResult)) {
+	t.Helper()
+	ctx := context.Background()
+	newKey := func(name string, credit int64) int64 {
+		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "roost_" + name, Digest: sha256.Sum256([]byte(name))}, credit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.ID
+	}
+	// b is made first, so that its id sorts before a's.
+	b, a, gone := newKey("b", 50), newKey("a", 100), newKey("gone", 100)
+	if err := s.Revoke(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Debit(ctx, social.Debit{KeyID: b, Amount: 10, RequestID: "old", Endpoint: "x", Items: 1}); err != nil {
+		t.Fatal(err)
+	}
+	batch := []social.Debit{
+		{KeyID: a, Amount: 60, RequestID: "r1"},
+		{KeyID: b, Amount: 10, RequestID: "old"}, // charged before
+		{KeyID: a, Amount: 60, RequestID: "r2"},  // 40 left: refused
+		{KeyID: a, Amount: 5, RequestID: "r1"},   // r1 earlier in the batch
+		{KeyID: gone, Amount: 1, RequestID: "r3"},
+		{KeyID: b, Amount: 40, RequestID: "r4"},
+		{KeyID: a, Amount: 40, RequestID: "r5"},
+		{KeyID: b, Amount: 1},
+	}
+	for i := range batch {
+		batch[i].Endpoint, batch[i].Items = "user_tweets", 1
+	}
+	results := make([]sqlstore.DebitResult, len(batch))
+	apply(batch, results)
+	want := []string{"balance 40", "conflict", "insufficient", "conflict", "insufficient", "balance 0", "balance 0", "insufficient"}
+	for i, r := range results {
+		got := ""
+		switch {
+		case errors.Is(r.Err, social.ErrConflict):
+			got = "conflict"
+		case errors.Is(r.Err, social.ErrInsufficientBalance):
+			got = "insufficient"
+		case r.Err != nil:
+			got = r.Err.Error()
+		default:
+			got = "balance " + strconv.FormatInt(r.Balance, 10)
+		}
+		if got != want[i] {
+			t.Errorf("debit %d (%+v): %s, want %s", i, batch[i], got, want[i])
+		}
+	}
+	for id, wantBal := range map[int64]int64{a: 0, b: 0, gone: 100} {
+		k, err := s.Key(ctx, id)
+		if err != nil || k.Balance != wantBal {
+			t.Errorf("key %d: balance %d, %v; want %d", id, k.Balance, err, wantBal)
+		}
+	}
+	ledger, err := s.Ledger(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after []int64
+	for _, l := range ledger {
+		if l.Kind == social.LedgerDebit {
+			after = append(after, l.BalanceAfter)
+		}
+	}
+	if len(after) != 2 || after[0] != 40 || after[1] != 0 {
+		t.Errorf("key a's debits leave balances %v, want [40 0]", after)
+	}
+}
