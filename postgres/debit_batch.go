@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,69 +15,59 @@ import (
 )
 
 // debitBatch decides a batch of debits (none keeps a response) in one
-// transaction: one commit, and each key's row lock taken once, where
-// debits one statement each would wait for each other's commit on the
-// key's row. The debits run in the order of their keys' ids (the same
-// order in every replica's batches, so two batches never wait for each
-// other's locks in a cycle), each key's in the order they came, each as
-// debitSQL. Request ids charged before, or twice in the batch, are
-// refused first, so that no statement of the batch fails on them. When
-// the transaction fails anyway (another process claimed a request
-// meanwhile, a deadlock with some other writer), each debit is made again
-// alone; when its reply is lost, debits with a request id are settled as
+// transaction: one commit, and each key's row locked once, where debits
+// one statement each would wait for each other's commit on the key's row.
+// The keys' rows are locked first, in id order (the order of every
+// replica's batches, so two batches never wait for each other in a cycle;
+// a single debit locks one key only); request ids charged before, or
+// earlier in the batch, are refused; each key's debits are decided in the
+// order they came against its balance; then the balances, the claimed
+// request ids and the ledger rows are written by one statement each.
+// When the transaction fails on a request id another process claimed
+// meanwhile (settle) or on a lock, each debit is made again alone; when
+// its reply is lost, the charges are settled by their request ids as
 // debitOne settles them.
 func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
-	order := make([]int, len(ds))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ds[a].KeyID, ds[b].KeyID) })
-	decided := make([]bool, len(ds)) // refused before the statements
-	twice := make([]bool, len(ds))   // a request id earlier in the batch
+	twice := make([]bool, len(ds)) // a request id earlier in the batch
 	inBatch := map[chargedRequest]bool{}
-	for _, i := range order {
-		if d := ds[i]; d.RequestID != "" {
+	for i, d := range ds {
+		if d.RequestID != "" {
 			k := chargedRequest{d.KeyID, d.RequestID}
 			if inBatch[k] {
-				out[i], decided[i], twice[i] = chargedAlready(d), true, true
+				out[i], twice[i] = chargedAlready(d), true
 			}
 			inBatch[k] = true
 		}
 	}
-	charged := make([]bool, len(ds))  // by the transaction, if it commits
-	answered := make([]bool, len(ds)) // its statement's result was read
-	now := time.Now().UnixMicro()
+	var charged []int // debits the transaction charges, if it commits
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.refuseCharged(ctx, tx, ds, order, decided, out); err != nil {
+		charged = charged[:0]
+		decided := slices.Clone(twice)
+		balances, err := lockKeys(ctx, tx, ds)
+		if err != nil {
 			return err
 		}
-		b := &pgx.Batch{}
-		var queued []int
-		for _, i := range order {
+		if err := s.refuseCharged(ctx, tx, ds, decided, out); err != nil {
+			return err
+		}
+		if s.beforeDebitWrites != nil {
+			s.beforeDebitWrites()
+		}
+		for i, d := range ds {
 			if decided[i] {
 				continue
 			}
-			d := ds[i]
-			b.Queue(debitSQL, d.Amount, d.KeyID, d.RequestID, d.Endpoint, d.Items, now, "", "", []byte(nil), int64(0))
-			queued = append(queued, i)
-		}
-		br := tx.SendBatch(ctx, b)
-		for _, i := range queued {
-			var bal int64
-			err := br.QueryRow().Scan(&bal)
-			answered[i] = err == nil || errors.Is(err, pgx.ErrNoRows)
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", ds[i].KeyID, social.ErrInsufficientBalance)}
-			case err != nil:
-				br.Close()
-				return err
-			default:
-				out[i], charged[i] = sqlstore.DebitResult{Balance: bal}, true
+			bal, live := balances[d.KeyID]
+			if !live || bal < d.Amount {
+				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
+				continue
 			}
+			balances[d.KeyID] = bal - d.Amount
+			out[i] = sqlstore.DebitResult{Balance: bal - d.Amount}
+			charged = append(charged, i)
 		}
-		return br.Close()
+		return writeDebits(ctx, tx, ds, out, charged, balances)
 	})
 	if s.loseDebitReply != nil && err == nil {
 		err = s.loseDebitReply()
@@ -93,21 +82,88 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			}
 		}
 	case maybeSent(err):
-		// The refusals stand whether or not it committed; the charges, and
-		// statements sent but not answered, are settled by their request
-		// ids (or of unknown outcome without one).
-		for i, d := range ds {
-			switch {
-			case decided[i] || answered[i] && !charged[i]:
-			case d.RequestID != "":
+		// The refusals stand whether or not it committed; the charges are
+		// settled by their request ids (of unknown outcome without one).
+		for _, i := range charged {
+			if d := ds[i]; d.RequestID != "" {
 				out[i].Balance, out[i].Err = s.settle(ctx, d, err)
-			default:
+			} else {
 				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("postgres: debit: %w", err)}
 			}
 		}
 	default:
 		sqlstore.FailAll(out, fmt.Errorf("postgres: debit: %w", err))
 	}
+}
+
+// lockKeys locks the rows of the batch's keys, in id order, and returns
+// the balance of each live one (a revoked or unknown key is absent).
+func lockKeys(ctx context.Context, tx pgx.Tx, ds []social.Debit) (map[int64]int64, error) {
+	var ids []int64
+	for _, d := range ds {
+		ids = append(ids, d.KeyID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows, err := tx.Query(ctx, `SELECT id, balance, revoked_at IS NULL FROM api_keys WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id, bal int64
+		var live bool
+		if err := rows.Scan(&id, &bal, &live); err != nil {
+			return nil, err
+		}
+		if live {
+			out[id] = bal
+		}
+	}
+	return out, rows.Err()
+}
+
+// writeDebits writes what the charged debits (indexes into ds, in order)
+// change: the keys' balances, the claimed request ids and the ledger rows,
+// one statement each.
+func writeDebits(ctx context.Context, tx pgx.Tx, ds []social.Debit, out []sqlstore.DebitResult, charged []int, balances map[int64]int64) error {
+	if len(charged) == 0 {
+		return nil
+	}
+	now := time.Now().UnixMicro()
+	var (
+		keyIDs, keyBals                    []int64
+		reqKeys                            []int64
+		reqIDs                             []string
+		lKeys, lItems, lAmounts, lBalances []int64
+		lReqs, lEndpoints                  []string
+	)
+	seenKey := map[int64]bool{}
+	for _, i := range charged {
+		d := ds[i]
+		if !seenKey[d.KeyID] {
+			seenKey[d.KeyID] = true
+			keyIDs, keyBals = append(keyIDs, d.KeyID), append(keyBals, balances[d.KeyID])
+		}
+		if d.RequestID != "" {
+			reqKeys, reqIDs = append(reqKeys, d.KeyID), append(reqIDs, d.RequestID)
+		}
+		lKeys, lReqs, lEndpoints = append(lKeys, d.KeyID), append(lReqs, d.RequestID), append(lEndpoints, d.Endpoint)
+		lItems, lAmounts, lBalances = append(lItems, int64(d.Items)), append(lAmounts, d.Amount), append(lBalances, out[i].Balance)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE api_keys k SET balance = v.balance FROM unnest($1::bigint[], $2::bigint[]) AS v(id, balance) WHERE k.id = v.id`,
+		keyIDs, keyBals)
+	if len(reqKeys) > 0 {
+		b.Queue(`INSERT INTO debit_requests (key_id, request_id) SELECT * FROM unnest($1::bigint[], $2::text[])`, reqKeys, reqIDs)
+	}
+	b.Queue(`INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
+		SELECT key_id, 'debit', request_id, endpoint, items, amount, balance_after, $7
+		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+			WITH ORDINALITY AS v(key_id, request_id, endpoint, items, amount, balance_after, n)
+		ORDER BY n`, lKeys, lReqs, lEndpoints, lItems, lAmounts, lBalances, now)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // chargedRequest is a request id of a key.
@@ -122,12 +178,12 @@ func chargedAlready(d social.Debit) sqlstore.DebitResult {
 
 // refuseCharged refuses, in one statement, the debits of the batch whose
 // request ids were charged before.
-func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit, order []int, decided []bool, out []sqlstore.DebitResult) error {
+func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit, decided []bool, out []sqlstore.DebitResult) error {
 	var keys []int64
 	var ids []string
-	for _, i := range order {
-		if !decided[i] && ds[i].RequestID != "" {
-			keys, ids = append(keys, ds[i].KeyID), append(ids, ds[i].RequestID)
+	for i, d := range ds {
+		if !decided[i] && d.RequestID != "" {
+			keys, ids = append(keys, d.KeyID), append(ids, d.RequestID)
 		}
 	}
 	if len(keys) == 0 {
@@ -150,8 +206,8 @@ func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit,
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, i := range order {
-		if d := ds[i]; !decided[i] && seen[chargedRequest{d.KeyID, d.RequestID}] {
+	for i, d := range ds {
+		if !decided[i] && seen[chargedRequest{d.KeyID, d.RequestID}] {
 			out[i], decided[i] = chargedAlready(d), true
 		}
 	}

@@ -301,4 +301,17 @@ func TestDebitBatch(t *testing.T) {
 	if out[2].Err == nil {
 		t.Errorf("debit without a request id, reply lost: %+v, want an error (outcome unknown)", out[2])
 	}
+	// Another process claims a request of the batch after the batch looked
+	// (settle does): the batch fails on it and every debit is made alone.
+	s.beforeDebitWrites = func() {
+		if _, settled, err := s.claim(ctx, social.Debit{KeyID: k.ID, RequestID: "y1"}); err != nil || settled {
+			t.Errorf("claim = %v, %v", settled, err)
+		}
+	}
+	out = make([]sqlstore.DebitResult, 2)
+	s.debitBatch([]social.Debit{{KeyID: k.ID, RequestID: "y1", Amount: 5}, {KeyID: k.ID, RequestID: "y2", Amount: 5}}, out)
+	s.beforeDebitWrites = nil
+	if !errors.Is(out[0].Err, social.ErrConflict) || out[1].Err != nil || out[1].Balance != 55 {
+		t.Errorf("batch after a claim meanwhile: %+v; want a conflict, then balance 55", out)
+	}
 }

@@ -45,6 +45,9 @@ type Store struct {
 	// loseDebitReply, set by tests only, replaces the outcome of every
 	// committed debit statement, as a connection lost before the reply.
 	loseDebitReply func() error
+	// beforeDebitWrites, set by tests only, runs in a debit batch's
+	// transaction after its look-ups, before its writes.
+	beforeDebitWrites func()
 
 	// debits commits concurrent debits of this process together
 	// (debitBatch).
