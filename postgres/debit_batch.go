@@ -28,7 +28,7 @@ import (
 // its reply is lost, the charges are settled by their request ids as
 // debitOne settles them.
 func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
-	ctx := context.Background() // the commit must not be cut short by one caller leaving
+	ctx := context.Background()    // the commit must not be cut short by one caller leaving
 	twice := make([]bool, len(ds)) // a request id earlier in the batch
 	inBatch := map[chargedRequest]bool{}
 	for i, d := range ds {
