@@ -40,8 +40,7 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			fail(errMethod)
 			return
 		}
-		vs := s.versions(ctx, rt)
-		key, err := s.authenticate(ctx, r.Header.Get("Authorization"), vs.Keys)
+		key, vs, err := s.authenticate(ctx, rt, r.Header.Get("Authorization"))
 		if errors.Is(err, billing.ErrUnauthenticated) {
 			err = errUnauthenticated
 		}
@@ -189,25 +188,28 @@ func (s *server) versions(ctx context.Context, rt *route) social.Versions {
 	return v
 }
 
-// authenticate is billing.Authenticate through the key cache, for keys
-// version version (negative: not cached).
-func (s *server) authenticate(ctx context.Context, header string, version int64) (social.APIKey, error) {
+// authenticate is billing.Authenticate through the key cache. It reads
+// the store's change counters (for the key and page caches) once the
+// header holds a well-formed key: a malformed one costs no database read.
+func (s *server) authenticate(ctx context.Context, rt *route, header string) (social.APIKey, social.Versions, error) {
 	secret, err := billing.BearerKey(header)
 	if err != nil {
-		return social.APIKey{}, err
+		return social.APIKey{}, noVersions, err
 	}
-	if version < 0 {
-		return billing.LookupKey(ctx, s.store, secret)
+	vs := s.versions(ctx, rt)
+	if vs.Keys < 0 {
+		k, err := billing.LookupKey(ctx, s.store, secret)
+		return k, vs, err
 	}
 	digest := billing.Digest(secret)
-	if k, ok := s.keys.get(version, digest); ok {
-		return k, nil
+	if k, ok := s.keys.get(vs.Keys, digest); ok {
+		return k, vs, nil
 	}
 	k, err := billing.LookupKey(ctx, s.store, secret)
 	if err == nil {
-		s.keys.put(version, k)
+		s.keys.put(vs.Keys, k)
 	}
-	return k, err
+	return k, vs, err
 }
 
 // pageKey names a request's page in the page cache, and reports whether
