@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,5 +198,37 @@ func TestCachesFollowOtherProcesses(t *testing.T) {
 	}
 	if c := e.do(call{path: timeline, key: key}).Code; c != http.StatusUnauthorized {
 		t.Errorf("after another process revoked the key: %d, want 401", c)
+	}
+}
+
+// countingUpstream answers every fetch with a page naming its number.
+type countingUpstream struct{ n int }
+
+func (u *countingUpstream) Fetch(context.Context, UpstreamRequest) ([]byte, int, error) {
+	u.n++
+	return fmt.Appendf(nil, `{"tweets":[{"id_str":"%d"}],"next_cursor":null}`, u.n), 1, nil
+}
+
+// TestGatewayPagesNotCached: in gateway mode every page comes from the
+// upstream (whose own cache decides), never from the page cache: a
+// gateway's fills are not data writes of the counters' kind it could
+// follow.
+func TestGatewayPagesNotCached(t *testing.T) {
+	up := &countingUpstream{}
+	e := newEnv(t, engine{"sqlite", openSQLite}, Config{Upstream: up}, nil)
+	key, _ := e.key(t, 1_000_000, -1)
+	for i := 1; i <= 3; i++ {
+		// Not through e.do: the upstream's stand-in pages are not the
+		// API's shapes, which e.do checks against the document.
+		r := httptest.NewRequest(http.MethodGet, "/social/user/1/tweets", nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		e.h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Fatalf("gateway page: %d %s", w.Code, w.Body)
+		}
+		if got := firstID(t, w.Body.Bytes()); got != fmt.Sprint(i) {
+			t.Errorf("request %d got upstream page %s: a page was served from the cache", i, got)
+		}
 	}
 }

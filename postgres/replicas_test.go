@@ -31,6 +31,11 @@ func TestReadReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Pages read from a standby must not be cached under the primary's
+	// content counter; keys are read on the primary and may be.
+	if v, err := s.Versions(ctx); err != nil || v.Content != -1 || v.Keys < 1 {
+		t.Errorf("Versions with a read replica = %+v, %v; want Content -1 and the keys counter", v, err)
+	}
 	sb.WaitCaughtUp(t)
 	waitHealthy(t, s, true)
 	standby := s.reads.replicas[0].name
