@@ -38,6 +38,10 @@ import (
 // the write connection and keep synchronous=FULL: the setting is changed
 // around each load transaction only.
 func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Writer) error) error {
+	if s.ckpt != nil {
+		s.ckpt.pause()
+		defer s.ckpt.resume()
+	}
 	if err := s.bulkBegin(ctx, expectPosts); err != nil {
 		return err
 	}
@@ -263,13 +267,11 @@ func (s *Store) bulkStep(ctx context.Context, name, q string) error {
 	return nil
 }
 
-// The log is copied into the database when it reaches this many pages:
-// SQLite's default, and a larger figure during a bulk load, so that a page
-// written by several of the load's transactions is copied once.
-const (
-	defaultCheckpointPages = 1000
-	bulkCheckpointPages    = 16384
-)
+// bulkCheckpointPages: during a bulk load the log is copied into the
+// database by the load's own commits when it reaches this many pages (the
+// checkpointer is paused), so that a page written by several of the load's
+// transactions is copied once.
+const bulkCheckpointPages = 16384
 
 // bulkWriter is the social.Writer of a bulk load.
 type bulkWriter struct{ s *Store }
@@ -285,7 +287,8 @@ func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (st social.Write
 }
 
 // relaxed runs fn on the store's one write connection set to
-// synchronous=NORMAL (and the log checkpointed every checkpoint pages):
+// synchronous=NORMAL (and the log checkpointed by its commits every
+// checkpoint pages; 0: by the checkpointer only):
 // its commits do not wait for an fsync of the log. In WAL mode a process
 // crash loses none of them and a power loss can lose the last ones, never
 // part of one; the next synchronous=FULL commit (every debit is one) makes
@@ -301,7 +304,7 @@ func (s *Store) relaxed(ctx context.Context, checkpoint int, fn func(conn *sql.C
 		return fmt.Errorf("sqlite: write: synchronous: %w", err)
 	}
 	err = fn(conn)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(defaultCheckpointPages)); rerr != nil {
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0`); rerr != nil {
 		// Never hand a connection that does not fsync to debits: drop it.
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		err = errors.Join(err, fmt.Errorf("sqlite: write: restore synchronous: %w", rerr))

@@ -21,7 +21,7 @@ var changeLog = sqlstore.ChangeLog{}
 func (s *Store) Monitors() sqlstore.Monitors {
 	return sqlstore.Monitors{DB: sqlDB(s.write.QueryContext), Read: sqlDB(s.read.QueryContext), Tx: s.inTx,
 		Relaxed: func(ctx context.Context, fn func(sqlstore.DB) error) error {
-			return s.relaxed(ctx, defaultCheckpointPages, func(conn *sql.Conn) error { return inTx(ctx, conn, fn) })
+			return s.relaxed(ctx, 0, func(conn *sql.Conn) error { return inTx(ctx, conn, fn) })
 		}}
 }
 

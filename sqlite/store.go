@@ -37,6 +37,8 @@ type Store struct {
 	wstmts writeStmts // batch writes' statements, on the write connection
 
 	debits *debitBatcher
+	// ckpt copies the log into the database file (checkpoint.go).
+	ckpt *checkpointer
 
 	// topSetCap is the planner's topSetCap (search_plan.go); tests lower
 	// it to drive every Top page through the score buckets.
@@ -97,6 +99,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if s.ckpt, err = newCheckpointer(path, log); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	s.debits = newDebitBatcher(s)
 	return s, nil
 }
@@ -117,6 +123,8 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
 	} else {
+		// The checkpointer copies the log (checkpoint.go).
+		pragmas = append(pragmas, "wal_autocheckpoint(0)")
 		v.Set("_txlock", "immediate")
 	}
 	for _, p := range pragmas {
@@ -129,6 +137,9 @@ func dsn(path string, readOnly bool) string {
 func (s *Store) Close() error {
 	if s.debits != nil {
 		s.debits.close()
+	}
+	if s.ckpt != nil {
+		s.ckpt.close() //nolint:errcheck // its connection only read and copied pages
 	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {

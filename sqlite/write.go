@@ -29,7 +29,7 @@ func (s *Store) Write(ctx context.Context, b *social.Batch) (st social.WriteStat
 	if b.LiveTick == 0 {
 		return s.writeBatch(ctx, s.write, b)
 	}
-	err = s.relaxed(ctx, defaultCheckpointPages, func(conn *sql.Conn) error {
+	err = s.relaxed(ctx, 0, func(conn *sql.Conn) error {
 		st, err = s.writeBatch(ctx, conn, b)
 		return err
 	})
