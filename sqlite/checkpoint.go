@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -71,7 +72,13 @@ func (c *checkpointer) checkpoint(ran func(logFrames, copied int)) {
 	var busy, logFrames, copied int
 	err := c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
 	if err != nil {
-		c.log.Warn("sqlite: checkpoint", "err", err)
+		// Another process's checkpoint holding the log is no failure:
+		// the next round copies what is left.
+		level := slog.LevelWarn
+		if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") {
+			level = slog.LevelDebug
+		}
+		c.log.Log(context.Background(), level, "sqlite: checkpoint", "err", err)
 		return
 	}
 	if ran != nil && copied > 0 {
