@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/roostapi/roost/social"
 )
@@ -39,7 +40,10 @@ func (r *versionReader) get(ctx context.Context) (social.Versions, error) {
 	if !r.running {
 		r.running, r.next = true, nil
 		r.mu.Unlock()
-		r.run(context.WithoutCancel(ctx), mine)
+		// In a goroutine of its own: a read that outlives this caller
+		// (it went away, the database hangs) is still one that others
+		// may wait for, and the caller is free to leave.
+		go r.run(mine)
 	} else {
 		r.mu.Unlock()
 	}
@@ -51,17 +55,20 @@ func (r *versionReader) get(ctx context.Context) (social.Versions, error) {
 	}
 }
 
-// run makes read c, then starts the read requests asked for meanwhile, in
-// a goroutine of its own (the caller's request goes on at once).
-func (r *versionReader) run(ctx context.Context, c *versionRead) {
-	c.v, c.err = r.read(ctx)
-	close(c.done)
-	r.mu.Lock()
-	next := r.next
-	r.next = nil
-	r.running = next != nil
-	r.mu.Unlock()
-	if next != nil {
-		go r.run(ctx, next)
+// versionReadTimeout bounds one read of the counters.
+const versionReadTimeout = 10 * time.Second
+
+// run makes read c, then, one after the other, the reads requests asked
+// for meanwhile, until none is asked for.
+func (r *versionReader) run(c *versionRead) {
+	for c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), versionReadTimeout)
+		c.v, c.err = r.read(ctx)
+		cancel()
+		close(c.done)
+		r.mu.Lock()
+		c, r.next = r.next, nil
+		r.running = c != nil
+		r.mu.Unlock()
 	}
 }
