@@ -20,16 +20,54 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
-	if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+	// What is applied is read first, without the write lock: a database
+	// that is up to date (roost keys, roost backup beside a busy server)
+	// opens without waiting for the server's writes.
+	applied, err := s.appliedMigrations(ctx)
+	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
+	if applied == nil {
+		if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+			return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+		}
+	}
 	for _, m := range steps {
+		if applied[m.Version] {
+			continue
+		}
 		if err := s.applyMigration(ctx, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appliedMigrations reads the versions applied; nil when the database has
+// no schema_migrations table yet.
+func (s *Store) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	var n int
+	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := s.write.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
 }
 
 func (s *Store) applyMigration(ctx context.Context, m migration.Step) error {
