@@ -30,12 +30,12 @@ import (
 func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 	ctx := context.Background()    // the commit must not be cut short by one caller leaving
 	twice := make([]bool, len(ds)) // a request id earlier in the batch
-	inBatch := map[chargedRequest]bool{}
+	inBatch := map[sqlstore.ChargedRequest]bool{}
 	for i, d := range ds {
 		if d.RequestID != "" {
-			k := chargedRequest{d.KeyID, d.RequestID}
+			k := sqlstore.RequestOf(d)
 			if inBatch[k] {
-				out[i], twice[i] = chargedAlready(d), true
+				out[i], twice[i] = sqlstore.ChargedAlready(d), true
 			}
 			inBatch[k] = true
 		}
@@ -166,16 +166,6 @@ func writeDebits(ctx context.Context, tx pgx.Tx, ds []social.Debit, out []sqlsto
 	return tx.SendBatch(ctx, b).Close()
 }
 
-// chargedRequest is a request id of a key.
-type chargedRequest struct {
-	key int64
-	id  string
-}
-
-func chargedAlready(d social.Debit) sqlstore.DebitResult {
-	return sqlstore.DebitResult{Err: fmt.Errorf("key %d: request %s was charged already: %w", d.KeyID, d.RequestID, social.ErrConflict)}
-}
-
 // refuseCharged refuses, in one statement, the debits of the batch whose
 // request ids were charged before.
 func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit, decided []bool, out []sqlstore.DebitResult) error {
@@ -194,10 +184,10 @@ func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit,
 	if err != nil {
 		return err
 	}
-	seen := map[chargedRequest]bool{}
+	seen := map[sqlstore.ChargedRequest]bool{}
 	for rows.Next() {
-		var k chargedRequest
-		if err := rows.Scan(&k.key, &k.id); err != nil {
+		var k sqlstore.ChargedRequest
+		if err := rows.Scan(&k.Key, &k.ID); err != nil {
 			rows.Close()
 			return err
 		}
@@ -207,8 +197,8 @@ func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit,
 		return err
 	}
 	for i, d := range ds {
-		if !decided[i] && seen[chargedRequest{d.KeyID, d.RequestID}] {
-			out[i], decided[i] = chargedAlready(d), true
+		if !decided[i] && seen[sqlstore.RequestOf(d)] {
+			out[i], decided[i] = sqlstore.ChargedAlready(d), true
 		}
 	}
 	return nil

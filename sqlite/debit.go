@@ -140,10 +140,9 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			}
 		}
 		if d.RequestID != "" {
-			k := chargedKey{d.KeyID, d.RequestID}
+			k := sqlstore.RequestOf(d)
 			if seen[k] {
-				results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: request %s was charged already: %w",
-					d.KeyID, d.RequestID, social.ErrConflict)}
+				results[i] = sqlstore.ChargedAlready(d)
 				continue
 			}
 			seen[k] = true
@@ -212,22 +211,16 @@ func (b *debitBatcher) balance(ctx context.Context, tx *sql.Tx, m map[int64]*key
 	return kb, nil
 }
 
-// chargedKey is a request id of a key.
-type chargedKey struct {
-	key int64
-	id  string
-}
-
 // charged finds which of the batch's request ids are charged already, a
 // statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit) (map[chargedKey]bool, error) {
+func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
 	for _, d := range batch {
 		if d.RequestID != "" {
 			byKey[d.KeyID] = append(byKey[d.KeyID], d.RequestID)
 		}
 	}
-	out := map[chargedKey]bool{}
+	out := map[sqlstore.ChargedRequest]bool{}
 	for key, ids := range byKey {
 		for _, n := range rowChunks(len(ids), maxDebitBatch) {
 			args := append([]any{key}, ids[:n]...)
@@ -242,7 +235,7 @@ func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.D
 					rows.Close()
 					return nil, fmt.Errorf("sqlite: debit: request: %w", err)
 				}
-				out[chargedKey{key, id}] = true
+				out[sqlstore.ChargedRequest{Key: key, ID: id}] = true
 			}
 			if err := rows.Close(); err != nil {
 				return nil, fmt.Errorf("sqlite: debit: request: %w", err)

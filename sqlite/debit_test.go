@@ -32,22 +32,30 @@ func TestDebitSeenUsesIndex(t *testing.T) {
 		for i := range n {
 			args = append(args, "r"+strconv.Itoa(i))
 		}
-		rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+seenText(n), args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, s, seenText(n), args...)
 		if p := strings.Join(plan, "; "); !strings.Contains(p, "INDEX ledger_request (key_id=? AND request_id=?)") {
 			t.Errorf("%d ids: plan %q does not use ledger_request", n, p)
 		}
 	}
+}
+
+// queryPlan is the detail column of EXPLAIN QUERY PLAN of q on the read
+// pool.
+func queryPlan(t *testing.T, s *Store, q string, args ...any) []string {
+	t.Helper()
+	rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return plan
 }

@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/roostapi/roost/migration"
@@ -23,18 +25,22 @@ func (s *Store) migrate(ctx context.Context) error {
 	// What is applied is read first, without the write lock: a database
 	// that is up to date (roost keys, roost backup beside a busy server)
 	// opens without waiting for the server's writes.
-	applied, err := s.appliedMigrations(ctx)
-	if err != nil {
+	var exists int
+	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
+		WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&exists); err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
-	if applied == nil {
+	var applied []int
+	if exists == 0 {
 		if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 			return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 		}
+	} else if applied, err = appliedVersions(ctx, s.write); err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 	}
 	for _, m := range steps {
-		if applied[m.Version] {
+		if slices.Contains(applied, m.Version) {
 			continue
 		}
 		if err := s.applyMigration(ctx, m); err != nil {
@@ -44,28 +50,20 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// appliedMigrations reads the versions applied; nil when the database has
-// no schema_migrations table yet.
-func (s *Store) appliedMigrations(ctx context.Context) (map[int]bool, error) {
-	var n int
-	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	rows, err := s.write.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+// appliedVersions reads the versions schema_migrations holds through db.
+func appliedVersions(ctx context.Context, db *sql.DB) ([]int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	applied := map[int]bool{}
+	var applied []int
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		applied[v] = true
+		applied = append(applied, v)
 	}
 	return applied, rows.Err()
 }
@@ -104,20 +102,8 @@ func (s *Store) Ready(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
-	var applied []int
-	rows, err := s.read.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	applied, err := appliedVersions(ctx, s.read)
 	if err != nil {
-		return fmt.Errorf("sqlite: ready: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return fmt.Errorf("sqlite: ready: %w", err)
-		}
-		applied = append(applied, v)
-	}
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("sqlite: ready: %w", err)
 	}
 	if p := migration.Pending(steps, applied); len(p) > 0 {

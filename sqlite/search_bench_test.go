@@ -232,20 +232,7 @@ func TestSearchExplain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var plan []string
-			rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+st.sql, st.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var id, parent, notused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
+			plan := queryPlan(t, s, st.sql, st.args...)
 			t.Logf("%-7s %-50q %-14s %3d items  %7.2f ms (plan %.2f ms)  %s", order, text, st.driver, len(page.Items),
 				float64(time.Since(start).Microseconds())/1000, float64(planned.Microseconds())/1000, strings.Join(plan, " | "))
 		}

@@ -103,6 +103,22 @@ func (b *DebitBatcher) run() {
 	}
 }
 
+// ChargedRequest is a request id of a key: what a debit of a request id is
+// charged at most once by.
+type ChargedRequest struct {
+	Key int64
+	ID  string
+}
+
+// RequestOf is d's request.
+func RequestOf(d social.Debit) ChargedRequest { return ChargedRequest{d.KeyID, d.RequestID} }
+
+// ChargedAlready is the result of a debit whose request id was charged
+// before (or earlier in its batch).
+func ChargedAlready(d social.Debit) DebitResult {
+	return DebitResult{Err: fmt.Errorf("key %d: request %s was charged already: %w", d.KeyID, d.RequestID, social.ErrConflict)}
+}
+
 // FailAll gives every result of out the error err (a batch whose
 // transaction failed charged nothing).
 func FailAll(out []DebitResult, err error) {
