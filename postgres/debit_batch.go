@@ -40,10 +40,9 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			inBatch[k] = true
 		}
 	}
-	var charged []int // debits the transaction charges, if it commits
+	var charged []int              // debits the transaction charges, if it commits
+	decided := slices.Clone(twice) // refused, whether or not it commits
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		charged = charged[:0]
-		decided := slices.Clone(twice)
 		balances, err := lockKeys(ctx, tx, ds)
 		if err != nil {
 			return err
@@ -52,7 +51,9 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			return err
 		}
 		if s.beforeDebitWrites != nil {
-			s.beforeDebitWrites()
+			if err := s.beforeDebitWrites(); err != nil {
+				return err
+			}
 		}
 		for i, d := range ds {
 			if decided[i] {
@@ -60,7 +61,7 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			}
 			bal, live := balances[d.KeyID]
 			if !live || bal < d.Amount {
-				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
+				out[i], decided[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}, true
 				continue
 			}
 			balances[d.KeyID] = bal - d.Amount
@@ -83,11 +84,15 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 		}
 	case maybeSent(err):
 		// The refusals stand whether or not it committed; the charges are
-		// settled by their request ids (of unknown outcome without one).
-		for _, i := range charged {
-			if d := ds[i]; d.RequestID != "" {
+		// settled by their request ids (of unknown outcome without one);
+		// a debit not decided yet when the connection failed charged
+		// nothing.
+		for i, d := range ds {
+			switch {
+			case decided[i]:
+			case slices.Contains(charged, i) && d.RequestID != "":
 				out[i].Balance, out[i].Err = s.settle(ctx, d, err)
-			} else {
+			default:
 				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("postgres: debit: %w", err)}
 			}
 		}

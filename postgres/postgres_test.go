@@ -303,15 +303,30 @@ func TestDebitBatch(t *testing.T) {
 	}
 	// Another process claims a request of the batch after the batch looked
 	// (settle does): the batch fails on it and every debit is made alone.
-	s.beforeDebitWrites = func() {
+	s.beforeDebitWrites = func() error {
 		if _, settled, err := s.claim(ctx, social.Debit{KeyID: k.ID, RequestID: "y1"}); err != nil || settled {
 			t.Errorf("claim = %v, %v", settled, err)
 		}
+		return nil
 	}
 	out = make([]sqlstore.DebitResult, 2)
 	s.debitBatch([]social.Debit{{KeyID: k.ID, RequestID: "y1", Amount: 5}, {KeyID: k.ID, RequestID: "y2", Amount: 5}}, out)
 	s.beforeDebitWrites = nil
 	if !errors.Is(out[0].Err, social.ErrConflict) || out[1].Err != nil || out[1].Balance != 55 {
 		t.Errorf("batch after a claim meanwhile: %+v; want a conflict, then balance 55", out)
+	}
+	// The connection fails before the debits are decided: none is
+	// charged, and each says so (none is answered as paid).
+	s.beforeDebitWrites = func() error { return errors.New("connection reset by peer") }
+	out = make([]sqlstore.DebitResult, 2)
+	s.debitBatch([]social.Debit{{KeyID: k.ID, RequestID: "z1", Amount: 5}, {KeyID: k.ID, Amount: 5}}, out)
+	s.beforeDebitWrites = nil
+	for i, r := range out {
+		if r.Err == nil {
+			t.Errorf("debit %d of a batch lost before its decisions: %+v, want an error", i, r)
+		}
+	}
+	if got, err := s.Key(ctx, k.ID); err != nil || got.Balance != 55 {
+		t.Errorf("balance %d, %v after a lost batch; want 55", got.Balance, err)
 	}
 }

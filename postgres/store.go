@@ -46,8 +46,9 @@ type Store struct {
 	// committed debit statement, as a connection lost before the reply.
 	loseDebitReply func() error
 	// beforeDebitWrites, set by tests only, runs in a debit batch's
-	// transaction after its look-ups, before its writes.
-	beforeDebitWrites func()
+	// transaction after its look-ups, before its decisions; an error
+	// fails the transaction there.
+	beforeDebitWrites func() error
 
 	// debits commits concurrent debits of this process together
 	// (debitBatch).
