@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/roostapi/roost/search"
@@ -46,6 +47,7 @@ type preparedPost struct {
 	args      []any // the posts row
 	ent       string
 	text, url string // the full-text row
+	indexed   string // what the index rows are made of (indexedOf)
 	mentions  []string
 	tags      []string
 	err       error
@@ -73,12 +75,14 @@ func preparePost(p *social.Post) preparedPost {
 	if !ftsFaithful(text) {
 		flags |= flagFTSInexact
 	}
+	created := sqlstore.Micros(p.CreatedAt)
 	return preparedPost{
-		args: []any{p.ID, p.AuthorID, sqlstore.Micros(p.CreatedAt), p.Text, p.Source, b2i(p.Truncated),
+		args: []any{p.ID, p.AuthorID, created, p.Text, p.Source, b2i(p.Truncated),
 			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
 			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
 			p.BookmarkCount, views, social.Score(p), flags, e},
-		ent: e, text: text, url: urlText(&p.Entities),
+		ent: e, text: ftsText(text, p.ID, created, flags), url: urlText(&p.Entities),
+		indexed:  indexedOf(e, p.Text, created, p.RepostOfID),
 		mentions: sqlstore.MentionKeys(&p.Entities), tags: sqlstore.TagKeys(&p.Entities),
 	}
 }
@@ -93,9 +97,7 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 	for i := range ps {
 		ids[i] = ps[i].ID
 	}
-	// What each stored post is indexed from: its entities (JSON, never a
-	// NUL byte), a NUL, its text.
-	old, err := w.existing("posts", "entities || char(0) || text", ids)
+	old, err := w.existing("posts", indexedColumns, ids)
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 			if pp.err != nil {
 				return pp.err
 			}
-			indexed := pp.ent + "\x00" + p.Text
+			indexed := pp.indexed
 			stored, had := old[p.ID]
 			switch {
 			case !had:
@@ -359,4 +361,14 @@ func valuesList(n int, one string) string {
 		b.WriteString(one)
 	}
 	return b.String()
+}
+
+// indexedColumns is the SQL of what a stored post's index rows are made
+// of, as indexedOf gives it for a post to write: its entities (JSON, never
+// a NUL byte), its text, and the columns its full-text markers come from
+// besides those (created_at, repost_of_id).
+const indexedColumns = "entities || char(0) || text || char(0) || created_at || char(0) || repost_of_id"
+
+func indexedOf(entities, text string, created, repostOf int64) string {
+	return entities + "\x00" + text + "\x00" + strconv.FormatInt(created, 10) + "\x00" + strconv.FormatInt(repostOf, 10)
 }

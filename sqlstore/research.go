@@ -59,12 +59,17 @@ func selectMatch(m Match, cols, extra string, lo, hi int64) (string, []any) {
 
 // periodStart is the SQL expression of the start of the period of width
 // micros (a constant) holding p.created_at, floored also before 1970.
-func periodStart(micros int64) string {
+func periodStart(micros int64) string { return PeriodStart("p.created_at", micros) }
+
+// PeriodStart is the SQL expression of the start of the period of width
+// micros (a constant) holding the time t (an SQL expression of micros),
+// floored also before 1970; "0" when micros is not positive.
+func PeriodStart(t string, micros int64) string {
 	if micros <= 0 {
 		return "0"
 	}
 	w := strconv.FormatInt(micros, 10)
-	return "(p.created_at - ((p.created_at % " + w + ") + " + w + ") % " + w + ")"
+	return "(" + t + " - ((" + t + " % " + w + ") + " + w + ") % " + w + ")"
 }
 
 // SearchCounts counts the matches by period (social.Researcher).
@@ -77,8 +82,14 @@ func (r Research) SearchCounts(ctx context.Context, q *search.Query, g social.Gr
 		return []social.Bucket{}, err
 	}
 	sel, args := selectMatch(m, periodStart(g.Micros())+" AS b", "", m.Lo, m.Hi)
+	return r.Buckets(ctx, "SELECT b, count(*) FROM ("+sel+") x GROUP BY b ORDER BY b", args)
+}
+
+// Buckets runs query, whose rows are a period's start (micros) and its
+// count, oldest first, and returns them as buckets.
+func (r Research) Buckets(ctx context.Context, query string, args []any) ([]social.Bucket, error) {
 	out := []social.Bucket{}
-	err = r.DB.Query(ctx, "SELECT b, count(*) FROM ("+sel+") x GROUP BY b ORDER BY b", args, func(row Rows) error {
+	err := r.DB.Query(ctx, query, args, func(row Rows) error {
 		var b social.Bucket
 		var start int64
 		if err := row.Scan(&start, &b.Count); err != nil {
@@ -92,6 +103,27 @@ func (r Research) SearchCounts(ctx context.Context, q *search.Query, g social.Gr
 		return nil, fmt.Errorf("counts: %w", err)
 	}
 	return out, nil
+}
+
+// TopValues runs query, whose rows are a period's start (micros), a value
+// and how many matches have it, and returns the limit most common values
+// of each period (ties by value), oldest period first.
+func (r Research) TopValues(ctx context.Context, query string, args []any, limit int,
+	g social.Granularity) ([]social.TopPeriod, error) {
+	t := newTally(limit)
+	err := r.DB.Query(ctx, query, args, func(row Rows) error {
+		var b, n int64
+		var v string
+		if err := row.Scan(&b, &v, &n); err != nil {
+			return fmt.Errorf("scan top: %w", err)
+		}
+		t.add(b, v, social.TopValue{Value: v}, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("top: %w", err)
+	}
+	return t.periods(g), nil
 }
 
 // unmarshalEntities decodes stored entities with github.com/goccy/go-json,
