@@ -144,6 +144,12 @@ type Checkpoint struct {
 	Done   bool      `json:"done,omitempty"`
 }
 
+// Left is what a run resuming cp may spend under maxCost, in micro-USD:
+// maxCost less what the runs before it spent, at least 0.
+func (cp *Checkpoint) Left(maxCost int64) int64 {
+	return max(maxCost-cp.Stats.Spent, 0)
+}
+
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and
 // hands the pages to sink, calling save with the checkpoint after each
 // write is durable and progress with the running stats. missing receives,

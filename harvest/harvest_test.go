@@ -283,7 +283,8 @@ func TestHarvestIntoDatabase(t *testing.T) {
 }
 
 // TestLimits: --max-items cuts the last page, --max-cost stops before a
-// page that could cross it, and by-ids reports every missing id.
+// page that could cross it, also across a resume, and by-ids reports
+// every missing id.
 func TestLimits(t *testing.T) {
 	u := newUpstream(t)
 	ctx := context.Background()
@@ -305,6 +306,31 @@ func TestLimits(t *testing.T) {
 	fs.Close()
 	if err != nil || st.Items != 40 || budget.Spent() != 40*billing.DefaultPrice || !strings.Contains(st.Stopped, "max-cost") {
 		t.Errorf("budget: %+v spent %d %v", st, budget.Spent(), err)
+	}
+	// A run cut short by Ctrl-C after its first page, resumed under the
+	// same --max-cost, spends what is left of it, not all of it again.
+	const maxCost = 50 * billing.DefaultPrice
+	job := harvest.Job{Kind: "search", Arg: "the"}
+	cp := &harvest.Checkpoint{}
+	cpPath := filepath.Join(dir, "d.checkpoint")
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "d.jsonl"), false, 0)
+	save := func(cp *harvest.Checkpoint) error { cp.Offset = fs.Offset; return harvest.SaveCheckpoint(cpPath, cp) }
+	cctx, cancel := context.WithCancel(ctx)
+	first := newClient(t, u, client.WithBudget(cp.Left(maxCost), billing.DefaultPrice))
+	if st, err = harvest.Run(cctx, first, job, cp, cancelSink{fs, cancel}, save, nil, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %+v %v", st, err)
+	}
+	fs.Close()
+	if cp, err = harvest.LoadCheckpoint(cpPath); err != nil || cp.Stats.Items != 20 || cp.Stats.Spent != 20*billing.DefaultPrice {
+		t.Fatalf("checkpoint after the cancel: %+v %v", cp, err)
+	}
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "d.jsonl"), true, cp.Offset)
+	resumed := newClient(t, u, client.WithBudget(cp.Left(maxCost), billing.DefaultPrice))
+	st, err = harvest.Run(ctx, resumed, job, cp, fs, save, nil, nil)
+	fs.Close()
+	if err != nil || st.Items != 40 || st.Spent != 40*billing.DefaultPrice || resumed.Spent() != 20*billing.DefaultPrice ||
+		!strings.Contains(st.Stopped, "max-cost") {
+		t.Errorf("resumed under --max-cost %d: %+v, this run spent %d, %v", maxCost, st, resumed.Spent(), err)
 	}
 	ids := []int64{u.ex.PostID, 1, u.ex.ThreadID, 2}
 	var missing []int64

@@ -30,7 +30,8 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	ahead := fset.Int("ahead", harvest.DefaultAhead, "pages fetched while earlier ones are stored, all waiting pages stored in one transaction\n"+
 		"(0: fetch, store and checkpoint one page at a time); a crash refetches, and pays again for, at most 2×N+1 pages")
 	var maxCost usdFlag
-	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars (the client stops before a page that could cross it)")
+	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars in all, the runs a --resume continues included\n"+
+		"(the client stops before a page that could cross it)")
 	price := usdFlag{micros: billing.DefaultPrice, set: true}
 	fset.Var(&price, "price", "price of one item at the server, in US dollars, for --max-cost")
 	resume := fset.Bool("resume", false, "continue the interrupted harvest of the same WHAT ARG from its checkpoint")
@@ -68,17 +69,6 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	if *key == "" {
 		return usageError("no API key: pass --key or set ROOST_API_KEY")
 	}
-	// The client counts what the pages cost at --price; without --max-cost
-	// the budget is only that count.
-	limit := int64(math.MaxInt64 / 2)
-	if maxCost.set {
-		limit = maxCost.micros
-	}
-	opts := []client.Option{client.WithPrefix(*prefix), client.WithBudget(limit, price.micros)}
-	c, err := client.New(*base, *key, opts...)
-	if err != nil {
-		return usageError("%v", err)
-	}
 	cpPath := *checkpoint
 	if cpPath == "" {
 		cpPath = defaultCheckpoint(what, arg, *db, *out)
@@ -86,6 +76,18 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	cp, err := startCheckpoint(cpPath, *resume, *base, what, arg)
 	if err != nil {
 		return err
+	}
+	// The client counts what the pages cost at --price; without --max-cost
+	// the budget is only that count. A resumed run may spend what the runs
+	// before it left of --max-cost.
+	limit := int64(math.MaxInt64 / 2)
+	if maxCost.set {
+		limit = cp.Left(maxCost.micros)
+	}
+	opts := []client.Option{client.WithPrefix(*prefix), client.WithBudget(limit, price.micros)}
+	c, err := client.New(*base, *key, opts...)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	var sink harvest.Sink
 	var file *harvest.FileSink
