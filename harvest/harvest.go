@@ -8,6 +8,8 @@ package harvest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,11 +128,17 @@ type Stats struct {
 	Stopped string
 }
 
-// Checkpoint is where a harvest stands: enough to resume it exactly.
+// Checkpoint is where a harvest stands: enough to resume it exactly, and
+// what identifies the harvest (see NewCheckpoint and Check).
 type Checkpoint struct {
 	BaseURL string `json:"base_url"`
 	Kind    string `json:"kind"`
 	Arg     string `json:"arg"`
+	// Type is the order of a search or community-posts harvest ("" for
+	// the other kinds).
+	Type string `json:"type,omitempty"`
+	// IDsHash is the SHA-256 of the ids of a by-ids harvest, in order.
+	IDsHash string `json:"ids_sha256,omitempty"`
 	// Query and Cursor are the next request (a search continued by max_id:
 	// has its own query).
 	Query  string `json:"query,omitempty"`
@@ -144,10 +152,73 @@ type Checkpoint struct {
 	Done   bool      `json:"done,omitempty"`
 }
 
+// NewCheckpoint is the checkpoint of a fresh run of job from base: it
+// names the harvest, so that Check can tell a resume of another one.
+func NewCheckpoint(base string, job Job) *Checkpoint {
+	return &Checkpoint{BaseURL: base, Kind: job.Kind, Arg: job.Arg, Type: jobType(job), IDsHash: idsHash(job.IDs)}
+}
+
+// Check says whether cp is the checkpoint of job from base: nil when it
+// is, else an error naming what differs. For a by-ids harvest the ids
+// count, not the file's name. A checkpoint of an earlier release, which
+// recorded neither the type nor the ids, is checked on what it recorded.
+func (cp *Checkpoint) Check(base string, job Job) error {
+	var diffs []string
+	differ := func(what, was, is string) {
+		diffs = append(diffs, fmt.Sprintf("%s was %q, now %q", what, was, is))
+	}
+	if cp.BaseURL != base {
+		differ("--base-url", cp.BaseURL, base)
+	}
+	if cp.Kind != job.Kind {
+		differ("WHAT", cp.Kind, job.Kind)
+	}
+	switch h := idsHash(job.IDs); {
+	case h != "" && cp.IDsHash != "":
+		if cp.IDsHash != h {
+			diffs = append(diffs, fmt.Sprintf("the ids of %s differ from those it was made with", job.Arg))
+		}
+	case cp.Arg != job.Arg:
+		differ("ARG", cp.Arg, job.Arg)
+	}
+	if t := jobType(job); cp.Type != "" && cp.Type != t {
+		differ("--type", cp.Type, t)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("it is the checkpoint of another harvest: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
 // Left is what a run resuming cp may spend under maxCost, in micro-USD:
 // maxCost less what the runs before it spent, at least 0.
 func (cp *Checkpoint) Left(maxCost int64) int64 {
 	return max(maxCost-cp.Stats.Spent, 0)
+}
+
+// jobType is the order of a kind that takes one ("" for the others).
+func jobType(job Job) string {
+	switch job.Kind {
+	case "search", "community-posts":
+		if job.Order == "" {
+			return string(client.Latest)
+		}
+		return string(job.Order)
+	}
+	return ""
+}
+
+// idsHash is the hex SHA-256 of ids, one decimal a line ("" for none).
+func idsHash(ids []int64) string {
+	if ids == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, id := range ids {
+		h.Write(strconv.AppendInt(nil, id, 10))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and

@@ -471,3 +471,51 @@ func TestAheadBound(t *testing.T) {
 		t.Fatalf("harvest: %v, %d items", err, items)
 	}
 }
+
+// TestCheckpointCheck: a checkpoint names its harvest (base URL, kind,
+// argument, the order where it applies, the ids of a by-ids file), and
+// Check names what another harvest changes; a checkpoint of an earlier
+// release, without the order and ids, is checked on what it holds.
+func TestCheckpointCheck(t *testing.T) {
+	const base = "http://up.example"
+	search := harvest.Job{Kind: "search", Arg: "golang"}
+	cp := harvest.NewCheckpoint(base, search)
+	for _, tc := range []struct {
+		base string
+		job  harvest.Job
+		want string // "" when it is the same harvest
+	}{
+		{base, search, ""},
+		{base, harvest.Job{Kind: "search", Arg: "golang", Order: client.Latest, MaxItems: 9, Ahead: 2}, ""},
+		{base, harvest.Job{Kind: "search", Arg: "golang", Order: client.Top}, `--type was "Latest", now "Top"`},
+		{base, harvest.Job{Kind: "search", Arg: "rust"}, `ARG was "golang", now "rust"`},
+		{base, harvest.Job{Kind: "mentions", Arg: "golang"}, `WHAT was "search", now "mentions"`},
+		{"http://other.example", search, `--base-url was "http://up.example", now "http://other.example"`},
+	} {
+		err := cp.Check(tc.base, tc.job)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %+v: %v; want %q", tc.base, tc.job, err, tc.want)
+		}
+	}
+	timeline := harvest.NewCheckpoint(base, harvest.Job{Kind: "timeline", Arg: "42"})
+	if err := timeline.Check(base, harvest.Job{Kind: "timeline", Arg: "42", Order: client.Top}); err != nil {
+		t.Errorf("--type does not change a timeline: %v", err)
+	}
+	byIDs := harvest.NewCheckpoint(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: []int64{1, 2, 3}})
+	if err := byIDs.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "moved/a.txt", IDs: []int64{1, 2, 3}}); err != nil {
+		t.Errorf("the same ids in a moved file: %v", err)
+	}
+	for _, ids := range [][]int64{{1, 2}, {1, 3, 2}, {1, 2, 3, 4}} {
+		err := byIDs.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: ids})
+		if err == nil || !strings.Contains(err.Error(), "the ids of a.txt differ") {
+			t.Errorf("ids %v: %v", ids, err)
+		}
+	}
+	old := &harvest.Checkpoint{BaseURL: base, Kind: "posts-by-ids", Arg: "a.txt"}
+	if err := old.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: []int64{5}}); err != nil {
+		t.Errorf("an earlier release's checkpoint of the same file: %v", err)
+	}
+	if err := old.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "b.txt", IDs: []int64{5}}); err == nil {
+		t.Error("an earlier release's checkpoint of another file: no error")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,8 @@ import (
 func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "harvest", "harvest --base-url URL [--key KEY] WHAT ARG (--db DB | --out FILE.jsonl[.gz]) [flags]\n\n"+
 		"WHAT ARG is one of:\n  "+kindsUsage()+"\n\nThe key comes from --key or ROOST_API_KEY. A checkpoint beside the output (FILE.checkpoint, or\n"+
-		"harvest-WHAT-HASH.checkpoint in the current directory with --db) lets --resume continue an interrupted run.")
+		"harvest-WHAT-HASH.checkpoint in the current directory with --db) lets --resume continue an interrupted run\n"+
+		"of the same harvest (WHAT, ARG, --type, the ids of FILE); --max-cost then counts what the runs before spent.")
 	base := fset.String("base-url", "", "server to harvest from (the hosted service or a roost), e.g. http://127.0.0.1:8080")
 	key := fset.String("key", "", "API key (default: $ROOST_API_KEY)")
 	db := fset.String("db", "", "store the harvest in this roost database (SQLite path or postgres:// URL)")
@@ -34,7 +36,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		"(the client stops before a page that could cross it)")
 	price := usdFlag{micros: billing.DefaultPrice, set: true}
 	fset.Var(&price, "price", "price of one item at the server, in US dollars, for --max-cost")
-	resume := fset.Bool("resume", false, "continue the interrupted harvest of the same WHAT ARG from its checkpoint")
+	resume := fset.Bool("resume", false, "continue the interrupted harvest of the same WHAT ARG (and --type, ids) from its checkpoint")
 	order := fset.String("type", "Latest", "order of search and community-posts: Latest or Top")
 	prefix := fset.String("prefix", client.DefaultPrefix, "path prefix of the server's data endpoints")
 	checkpoint := fset.String("checkpoint", "", "checkpoint file (default: beside the output, see above)")
@@ -73,7 +75,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	if cpPath == "" {
 		cpPath = defaultCheckpoint(what, arg, *db, *out)
 	}
-	cp, err := startCheckpoint(cpPath, *resume, *base, what, arg)
+	cp, err := startCheckpoint(cpPath, *resume, *base, job)
 	if err != nil {
 		return err
 	}
@@ -221,10 +223,11 @@ func defaultCheckpoint(what, arg, db, out string) string {
 }
 
 // startCheckpoint is a fresh checkpoint, or with resume the one at path
-// (which must be of the same harvest). Without resume, an unfinished
-// checkpoint at path is an error rather than lost.
-func startCheckpoint(path string, resume bool, base, what, arg string) (*harvest.Checkpoint, error) {
-	fresh := &harvest.Checkpoint{BaseURL: base, Kind: what, Arg: arg}
+// (which must be of the same harvest: an error names what differs).
+// Without resume, an unfinished checkpoint at path is an error rather than
+// lost.
+func startCheckpoint(path string, resume bool, base string, job harvest.Job) (*harvest.Checkpoint, error) {
+	fresh := harvest.NewCheckpoint(base, job)
 	cp, err := harvest.LoadCheckpoint(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -235,8 +238,11 @@ func startCheckpoint(path string, resume bool, base, what, arg string) (*harvest
 		return nil, fmt.Errorf("an unfinished harvest left %s: run with --resume to continue it, or delete it", path)
 	case !resume:
 		return fresh, nil
-	case cp.BaseURL != base || cp.Kind != what || cp.Arg != arg:
-		return nil, fmt.Errorf("%s is the checkpoint of %s %q from %s, not of this harvest", path, cp.Kind, cp.Arg, cp.BaseURL)
 	}
+	if err := cp.Check(base, job); err != nil {
+		return nil, fmt.Errorf("cannot resume from %s: %w (run with its arguments, or delete it)", path, err)
+	}
+	// A checkpoint of an earlier release names the harvest from now on.
+	cp.Type, cp.IDsHash = cmp.Or(cp.Type, fresh.Type), cmp.Or(cp.IDsHash, fresh.IDsHash)
 	return cp, nil
 }

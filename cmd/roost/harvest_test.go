@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,10 +39,11 @@ func harvestUpstream(t *testing.T) (string, string, gen.Examples) {
 	return srv.URL, key, sum.Examples
 }
 
-// TestHarvestResume: --max-cost holds across --resume: the resumed run
-// spends only what the runs before it left.
+// TestHarvestResume: --max-cost holds across --resume (the resumed run
+// spends only what the first left), and a resume with other arguments
+// (WHAT, ARG, --type, the ids of FILE) is refused, naming what differs.
 func TestHarvestResume(t *testing.T) {
-	base, key, _ := harvestUpstream(t)
+	base, key, ex := harvestUpstream(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.jsonl")
 	run := func(args ...string) (int, string, string) {
@@ -59,5 +62,41 @@ func TestHarvestResume(t *testing.T) {
 	code, _, errOut = run("search", "the", "--out", out, "--max-cost", "0.02", "--resume")
 	if code != 0 || !strings.Contains(errOut, "harvested 100 items in 5 pages for 0.02 USD; stopped") {
 		t.Fatalf("resumed under a larger --max-cost: %d %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "the", "--type", "Top"}, `--type was "Latest", now "Top"`},
+		{[]string{"search", "golang"}, `ARG was "the", now "golang"`},
+		{[]string{"timeline", fmt.Sprint(ex.UserID)}, `WHAT was "search", now "timeline"; ARG was "the", now "` + fmt.Sprint(ex.UserID)},
+	} {
+		code, _, errOut := run(append(tc.args, "--out", out, "--resume")...)
+		if code == 0 || !strings.Contains(errOut, "cannot resume from "+out+".checkpoint") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("resume with %v: %d %s; want it refused naming %s", tc.args, code, errOut, tc.want)
+		}
+	}
+
+	// By ids: a file whose ids change is another harvest, even under the
+	// same name; the same ids written otherwise are not.
+	ids := filepath.Join(dir, "ids.txt")
+	write := func(path, s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ids, fmt.Sprintf("%d\n1\n", ex.PostID))
+	byIDs := filepath.Join(dir, "p.jsonl")
+	if code, _, errOut = run("posts-by-ids", ids, "--out", byIDs); code != 0 || !strings.Contains(errOut, "1 ids found, 1 missing") {
+		t.Fatalf("posts-by-ids: %d %s", code, errOut)
+	}
+	write(ids, fmt.Sprintf("# the same ids\n%d\n1\n", ex.PostID))
+	if code, _, errOut = run("posts-by-ids", ids, "--out", byIDs, "--resume"); code != 0 {
+		t.Errorf("resume with the same ids: %d %s", code, errOut)
+	}
+	write(ids, fmt.Sprintf("%d\n2\n", ex.PostID))
+	code, _, errOut = run("posts-by-ids", ids, "--out", byIDs, "--resume")
+	if code == 0 || !strings.Contains(errOut, "the ids of "+ids+" differ from those it was made with") {
+		t.Errorf("resume with other ids: %d %s", code, errOut)
 	}
 }
