@@ -223,13 +223,13 @@ func idsHash(ids []int64) string {
 
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and
 // hands the pages to sink, calling save with the checkpoint after each
-// write is durable and progress with the running stats. missing receives,
-// once it is durable, each id of a by-ids harvest that the server did not
-// return. Run ends at the last page, at MaxItems, when the client's budget
+// write is durable and progress with the running stats. byID receives,
+// once it is durable, each id of a by-ids harvest in order, and whether
+// the server returned it. Run ends at the last page, at MaxItems, when the client's budget
 // would be crossed (Stats.Stopped says so) or at the first error; the
 // pages fetched before an error are stored first.
 func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
-	progress func(Stats), missing func(id int64)) (Stats, error) {
+	progress func(Stats), byID func(id int64, found bool)) (Stats, error) {
 	if _, ok := Kinds()[job.Kind]; !ok {
 		return cp.Stats, fmt.Errorf("harvest: unknown kind %q", job.Kind)
 	}
@@ -294,10 +294,10 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 			if err := save(cp); err != nil {
 				return cp.Stats, err
 			}
-			if missing != nil {
+			if byID != nil {
 				for _, b := range batch {
-					for _, id := range b.missing {
-						missing(id)
+					for _, a := range b.ids {
+						byID(a.id, a.found)
 					}
 				}
 			}
@@ -327,9 +327,15 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 type fetched struct {
 	page    Page
 	cp      Checkpoint
-	missing []int64
+	ids     []idAnswer // of a by-ids page, in order
 	err     error
 	stopped string
+}
+
+// idAnswer is whether the server returned an id of a by-ids harvest.
+type idAnswer struct {
+	id    int64
+	found bool
 }
 
 // fetcher walks the job ahead of the sink, on its own copy of the
@@ -362,7 +368,7 @@ func (f *fetcher) run(ctx context.Context) {
 		if job.MaxItems > 0 && cp.Stats.Items >= job.MaxItems {
 			r.stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
 		} else {
-			p, err := st.next(ctx, func(id int64) { r.missing = append(r.missing, id) })
+			p, err := st.next(ctx, func(id int64, found bool) { r.ids = append(r.ids, idAnswer{id, found}) })
 			if err == nil && f.prep != nil && f.to == f.out {
 				err = f.prepareOne(&p, cp.Stats.Pages+1)
 			}
@@ -459,12 +465,13 @@ type step struct {
 	cp  *Checkpoint
 }
 
-// next fetches the next page and moves the checkpoint past it.
-func (s *step) next(ctx context.Context, missing func(int64)) (Page, error) {
+// next fetches the next page and moves the checkpoint past it; byID
+// receives the answer for each id of a by-ids page.
+func (s *step) next(ctx context.Context, byID func(id int64, found bool)) (Page, error) {
 	cp, job := s.cp, s.job
 	switch job.Kind {
 	case "posts-by-ids", "users-by-ids":
-		return s.byIDs(ctx, missing)
+		return s.byIDs(ctx, byID)
 	case "search":
 		order := job.Order
 		if order == "" {
@@ -570,7 +577,7 @@ func (s *step) cut(raw []byte, n int, field string) Page {
 }
 
 // byIDs fetches the next batch of up to 100 ids.
-func (s *step) byIDs(ctx context.Context, missing func(int64)) (Page, error) {
+func (s *step) byIDs(ctx context.Context, byID func(id int64, found bool)) (Page, error) {
 	cp, ids := s.cp, s.job.IDs
 	if cp.Batch >= len(ids) {
 		cp.Done = true
@@ -616,10 +623,8 @@ func (s *step) byIDs(ctx context.Context, missing func(int64)) (Page, error) {
 			cp.Stats.Found++
 		} else {
 			cp.Stats.Missing++
-			if missing != nil {
-				missing(id)
-			}
 		}
+		byID(id, found[id])
 	}
 	cp.Batch = end
 	cp.Done = end >= len(ids)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -283,8 +284,8 @@ func TestHarvestIntoDatabase(t *testing.T) {
 }
 
 // TestLimits: --max-items cuts the last page, --max-cost stops before a
-// page that could cross it, also across a resume, and by-ids reports
-// every missing id.
+// page that could cross it, also across a resume, and by-ids answers for
+// every id, found or missing.
 func TestLimits(t *testing.T) {
 	u := newUpstream(t)
 	ctx := context.Background()
@@ -333,13 +334,14 @@ func TestLimits(t *testing.T) {
 		t.Errorf("resumed under --max-cost %d: %+v, this run spent %d, %v", maxCost, st, resumed.Spent(), err)
 	}
 	ids := []int64{u.ex.PostID, 1, u.ex.ThreadID, 2}
-	var missing []int64
+	var answers []string
 	fs, _ = harvest.OpenFile(filepath.Join(dir, "c.jsonl"), false, 0)
 	st, err = harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "posts-by-ids", IDs: ids, Ahead: 3}, &harvest.Checkpoint{}, fs,
-		none, nil, func(id int64) { missing = append(missing, id) })
+		none, nil, func(id int64, found bool) { answers = append(answers, fmt.Sprint(id, found)) })
 	fs.Close()
-	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(missing, []int64{1, 2}) {
-		t.Errorf("by ids: %+v missing %v %v", st, missing, err)
+	want := []string{fmt.Sprint(u.ex.PostID, true), "1 false", fmt.Sprint(u.ex.ThreadID, true), "2 false"}
+	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(answers, want) {
+		t.Errorf("by ids: %+v answers %v, want %v; %v", st, answers, want, err)
 	}
 	sum, err := importer.Import(ctx, &countingWriter{}, []string{filepath.Join(dir, "c.jsonl")}, importer.Options{})
 	if err != nil || sum.Read != 2 {

@@ -23,7 +23,8 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "harvest", "harvest --base-url URL [--key KEY] WHAT ARG (--db DB | --out FILE.jsonl[.gz]) [flags]\n\n"+
 		"WHAT ARG is one of:\n  "+kindsUsage()+"\n\nThe key comes from --key or ROOST_API_KEY. A checkpoint beside the output (FILE.checkpoint, or\n"+
 		"harvest-WHAT-HASH.checkpoint in the current directory with --db) lets --resume continue an interrupted run\n"+
-		"of the same harvest (WHAT, ARG, --type, the ids of FILE); --max-cost then counts what the runs before spent.")
+		"of the same harvest (WHAT, ARG, --type, the ids of FILE); --max-cost then counts what the runs before spent.\n"+
+		"posts-by-ids and users-by-ids print found<TAB>ID or missing<TAB>ID on stdout for every id, in the file's order.")
 	base := fset.String("base-url", "", "server to harvest from (the hosted service or a roost), e.g. http://127.0.0.1:8080")
 	key := fset.String("key", "", "API key (default: $ROOST_API_KEY)")
 	db := fset.String("db", "", "store the harvest in this roost database (SQLite path or postgres:// URL)")
@@ -122,12 +123,18 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	}
 	report := bufio.NewWriter(e.stdout)
 	defer report.Flush()
-	missing := func(id int64) { fmt.Fprintf(report, "missing\t%d\n", id) }
-	st, err := harvest.Run(ctx, c, job, cp, sink, save, func(s harvest.Stats) { bar.Set(int64(s.Items)) }, missing)
+	byID := func(id int64, found bool) {
+		answer := "missing"
+		if found {
+			answer = "found"
+		}
+		fmt.Fprintf(report, "%s\t%d\n", answer, id)
+	}
+	st, err := harvest.Run(ctx, c, job, cp, sink, save, func(s harvest.Stats) { bar.Set(int64(s.Items)) }, byID)
 	bar.Finish()
 	summary := fmt.Sprintf("harvested %d items in %d pages for %s USD", st.Items, st.Pages, billing.FormatUSD(st.Spent))
 	if job.IDs != nil {
-		summary += fmt.Sprintf("; %d ids found, %d missing (listed on stdout)", st.Found, st.Missing)
+		summary += fmt.Sprintf("; %d ids found, %d missing (each listed on stdout)", st.Found, st.Missing)
 	}
 	if st.Stopped != "" {
 		summary += "; stopped: " + st.Stopped

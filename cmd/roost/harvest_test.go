@@ -41,7 +41,8 @@ func harvestUpstream(t *testing.T) (string, string, gen.Examples) {
 
 // TestHarvestResume: --max-cost holds across --resume (the resumed run
 // spends only what the first left), and a resume with other arguments
-// (WHAT, ARG, --type, the ids of FILE) is refused, naming what differs.
+// (WHAT, ARG, --type, the ids of FILE) is refused, naming what differs;
+// posts-by-ids answers found or missing for every id on stdout.
 func TestHarvestResume(t *testing.T) {
 	base, key, ex := harvestUpstream(t)
 	dir := t.TempDir()
@@ -78,7 +79,7 @@ func TestHarvestResume(t *testing.T) {
 	}
 
 	// By ids: a file whose ids change is another harvest, even under the
-	// same name; the same ids written otherwise are not.
+	// same name; the same ids written otherwise (a comment added) are not.
 	ids := filepath.Join(dir, "ids.txt")
 	write := func(path, s string) {
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
@@ -87,8 +88,10 @@ func TestHarvestResume(t *testing.T) {
 	}
 	write(ids, fmt.Sprintf("%d\n1\n", ex.PostID))
 	byIDs := filepath.Join(dir, "p.jsonl")
-	if code, _, errOut = run("posts-by-ids", ids, "--out", byIDs); code != 0 || !strings.Contains(errOut, "1 ids found, 1 missing") {
-		t.Fatalf("posts-by-ids: %d %s", code, errOut)
+	code, stdout, errOut := run("posts-by-ids", ids, "--out", byIDs)
+	if want := fmt.Sprintf("found\t%d\nmissing\t1\n", ex.PostID); code != 0 || stdout != want ||
+		!strings.Contains(errOut, "1 ids found, 1 missing") {
+		t.Fatalf("posts-by-ids: %d stdout %q, want %q; %s", code, stdout, want, errOut)
 	}
 	write(ids, fmt.Sprintf("# the same ids\n%d\n1\n", ex.PostID))
 	if code, _, errOut = run("posts-by-ids", ids, "--out", byIDs, "--resume"); code != 0 {
