@@ -130,7 +130,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(report, "%s\t%d\n", answer, id)
 	}
-	st, err := harvest.Run(ctx, c, job, cp, sink, save, func(s harvest.Stats) { bar.Set(int64(s.Items)) }, byID)
+	st, err := harvest.Run(ctx, c, job, cp, sink, save, harvestProgress(bar), byID)
 	bar.Finish()
 	summary := fmt.Sprintf("harvested %d items in %d pages for %s USD", st.Items, st.Pages, billing.FormatUSD(st.Spent))
 	if job.IDs != nil {
@@ -144,6 +144,19 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w (the checkpoint %s holds the progress: run again with --resume)", err, cpPath)
 	}
 	return nil
+}
+
+// harvestProgress shows a harvest's stats on bar: items (the count and
+// its rate), pages and cost.
+func harvestProgress(bar progress) func(harvest.Stats) {
+	return func(s harvest.Stats) {
+		pages := "pages"
+		if s.Pages == 1 {
+			pages = "page"
+		}
+		bar.Detail(fmt.Sprintf("%d %s, %s USD", s.Pages, pages, billing.FormatUSD(s.Spent)))
+		bar.Set(int64(s.Items))
+	}
 }
 
 // kindsUsage lists the kinds with their arguments.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -8,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/harvest"
 	"github.com/roostapi/roost/httpapi"
 	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlite"
@@ -101,5 +104,49 @@ func TestHarvestResume(t *testing.T) {
 	code, _, errOut = run("posts-by-ids", ids, "--out", byIDs, "--resume")
 	if code == 0 || !strings.Contains(errOut, "the ids of "+ids+" differ from those it was made with") {
 		t.Errorf("resume with other ids: %d %s", code, errOut)
+	}
+}
+
+// TestHarvestProgressLines: away from a terminal, the progress is a plain
+// line at most every 5 seconds with items, pages, cost and rate.
+func TestHarvestProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	now := start
+	show := harvestProgress(newLineBar(&buf, "harvest search", 400, "items", func() time.Time { return now }))
+	now = start.Add(2 * time.Second)
+	show(harvest.Stats{Pages: 2, Items: 40, Spent: 8_000})
+	if buf.Len() != 0 {
+		t.Fatalf("a line before 5 s: %q", buf.String())
+	}
+	now = start.Add(5 * time.Second)
+	show(harvest.Stats{Pages: 12, Items: 240, Spent: 48_000})
+	now = start.Add(10 * time.Second)
+	show(harvest.Stats{Pages: 21, Items: 400, Spent: 84_200})
+	want := "harvest search: 240/400 items, 12 pages, 0.048 USD (48 items/s)\n" +
+		"harvest search: 400/400 items, 21 pages, 0.0842 USD (40 items/s)\n"
+	if buf.String() != want {
+		t.Fatalf("lines\n%s\nwant\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	show = harvestProgress(newLineBar(&buf, "harvest search", -1, "items", func() time.Time { return now }))
+	now = now.Add(5 * time.Second)
+	show(harvest.Stats{Pages: 1, Items: 20, Spent: 4_000})
+	if want := "harvest search: 20 items, 1 page, 0.004 USD (4 items/s)\n"; buf.String() != want {
+		t.Fatalf("without a total: %q, want %q", buf.String(), want)
+	}
+}
+
+// TestHarvestProgressBar: on a terminal the bar's description carries
+// the pages and cost beside its count and rate of items.
+func TestHarvestProgressBar(t *testing.T) {
+	var buf bytes.Buffer
+	bar := newTermBar(&buf, "harvest search", 400, "items")
+	harvestProgress(bar)(harvest.Stats{Pages: 12, Items: 240, Spent: 48_000})
+	bar.Finish()
+	for _, want := range []string{"harvest search (12 pages, 0.048 USD)", "/400", "items/s"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the bar lacks %q: %q", want, buf.String())
+		}
 	}
 }
