@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -32,13 +33,16 @@ type Client struct {
 	hc     *http.Client
 	retry  Retry
 	budget *budget
-	// sleep waits d or until ctx is done (tests replace it).
+	// sleep waits d or until ctx is done; now is the clock that dated
+	// Retry-After waits count from (tests replace both).
 	sleep func(ctx context.Context, d time.Duration) error
+	now   func() time.Time
 }
 
 // Retry is how a failed request is tried again: on 429, on 5xx and on
 // transport errors, up to Max more times, waiting Retry-After when the
-// server names it, else Base·2ⁿ (at most Cap) with jitter.
+// server names it (seconds or an HTTP-date), else Base·2ⁿ (at most Cap)
+// with jitter.
 type Retry struct {
 	Max       int
 	Base, Cap time.Duration
@@ -80,7 +84,7 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("client: base URL %q is not an http(s) URL", baseURL)
 	}
 	c := &Client{base: strings.TrimRight(baseURL, "/"), prefix: DefaultPrefix, key: key,
-		hc: &http.Client{Timeout: 90 * time.Second}, retry: DefaultRetry, sleep: sleepCtx}
+		hc: &http.Client{Timeout: 90 * time.Second}, retry: DefaultRetry, sleep: sleepCtx, now: time.Now}
 	for _, o := range opts {
 		o(c)
 	}
@@ -229,10 +233,28 @@ func (c *Client) send(ctx context.Context, req request, body []byte) ([]byte, er
 	} else {
 		ae.Message = http.StatusText(resp.StatusCode)
 	}
-	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-		ae.RetryAfter = time.Duration(s) * time.Second
-	}
+	ae.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), c.now())
 	return nil, ae
+}
+
+// retryAfter reads a Retry-After value (RFC 9110 §10.2.3), seconds or an
+// HTTP-date, as the wait from now; 0 when there is none, it cannot be
+// read, or its date has passed.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(min(s, int64(math.MaxInt64/time.Second))) * time.Second // no overflow
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

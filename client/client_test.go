@@ -98,6 +98,48 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// TestRetryAfterDate: Retry-After as an HTTP-date (RFC 9110) is waited
+// from the client's clock; a date past, or a value that is neither form,
+// falls back to the backoff.
+func TestRetryAfterDate(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		header string
+		want   time.Duration // 0: the backoff's
+	}{
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{"Wed, 25 Nov 2026 12:02:00 GMT", 2 * time.Minute},
+		{"Wednesday, 25-Nov-26 12:00:30 GMT", 30 * time.Second}, // RFC 850, obsolete but allowed
+		{"Wed Nov 25 12:00:05 2026", 5 * time.Second},           // asctime
+		{"12", 12 * time.Second},
+		{now.Add(-time.Minute).Format(http.TimeFormat), 0},
+		{"soon", 0},
+	} {
+		t.Run(tc.header, func(t *testing.T) {
+			var calls atomic.Int32
+			c, waits := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) == 1 {
+					w.Header().Set("Retry-After", tc.header)
+					writeErr(w, http.StatusTooManyRequests, "slow down")
+					return
+				}
+				fmt.Fprint(w, `{"next_cursor":null,"tweets":[]}`)
+			}, WithRetry(Retry{Max: 1, Base: time.Millisecond, Cap: 2 * time.Millisecond}))
+			c.now = func() time.Time { return now }
+			if _, err := c.UserTweets(t.Context(), 1, ""); err != nil {
+				t.Fatal(err)
+			}
+			if len(*waits) != 1 {
+				t.Fatalf("waits %v, want one", *waits)
+			}
+			got := (*waits)[0]
+			if tc.want > 0 && got != tc.want || tc.want == 0 && got > 2*time.Millisecond {
+				t.Errorf("Retry-After %q: waited %v, want %v", tc.header, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestTransportErrorsRetried(t *testing.T) {
 	c, err := New("http://127.0.0.1:1", "k", WithRetry(Retry{Max: 2, Base: time.Millisecond, Cap: time.Millisecond}))
 	if err != nil {

@@ -2,14 +2,19 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/httpapi"
 	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/sqlstore"
 	"github.com/roostapi/roost/storetest"
@@ -42,42 +47,102 @@ func TestParseFresh(t *testing.T) {
 
 func TestBudgetSQLite(t *testing.T) {
 	up := sharedUpstream(t)
-	st := openSQLite(t, filepath.Join(t.TempDir(), "gw.db"))
-	defer st.Close()
-	testBudget(t, up, []*front{newFront(t, up, st, Limit{Micros: 6_000})}, 6_000, "total")
+	for _, tc := range budgetCases(t, up) {
+		t.Run(tc.name, func(t *testing.T) {
+			st := openSQLite(t, filepath.Join(t.TempDir(), "gw.db"))
+			defer st.Close()
+			testBudget(t, up, []*front{newFront(t, up, st, Limit{Micros: tc.limit})}, tc.limit, "total", tc.reqs)
+		})
+	}
 }
 
 // TestBudgetPostgres runs two replicas on one PostgreSQL schema under a
 // total and a (smaller) daily budget.
 func TestBudgetPostgres(t *testing.T) {
 	up := sharedUpstream(t)
-	url := storetest.FreshSchema(t, storetest.PostgresURL(t))
-	var fronts []*front
-	for range 2 {
-		st, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		fronts = append(fronts, newFront(t, up, st, Limit{Micros: 20_000}, Limit{Micros: 5_000, Daily: true}))
+	base := storetest.PostgresURL(t)
+	for _, tc := range budgetCases(t, up) {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := storetest.FreshSchema(t, base)
+			var fronts []*front
+			for range 2 {
+				st, err := postgres.Open(context.Background(), dsn, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				fronts = append(fronts, newFront(t, up, st, Limit{Micros: 4 * tc.limit}, Limit{Micros: tc.limit, Daily: true}))
+			}
+			testBudget(t, up, fronts, tc.limit, "day:"+testNow.Format("2006-01-02"), tc.reqs)
+		})
 	}
-	testBudget(t, up, fronts, 5_000, "day:"+testNow.Format("2006-01-02"))
 }
 
-// testBudget sends 32 users' requests at once, each for posts no other
-// asks for, and checks that upstream billed no more than limit, exactly
-// what the budget and the upstream ledger say, and that the rest were
-// refused with the shared budget's 402.
-func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period string) {
-	ctx := context.Background()
+// budgetReq is one request of testBudget.
+type budgetReq struct{ method, path, body string }
+
+// budgetCase is a budget and the requests sent against it.
+type budgetCase struct {
+	name  string
+	limit int64
+	reqs  []budgetReq
+}
+
+// budgetCases are one-id tweets-by-ids batches, each for a post no other
+// asks for, and community pages asked for by cursor, each led by the
+// community's pinned post: 21 items, one more than the route's page size
+// (upstream bills them all). The second budget is two such pages' worth
+// at the page size, so a gateway reserving only the page size lets
+// upstream bill past it.
+func budgetCases(t *testing.T, up *upstream) []budgetCase {
+	t.Helper()
 	var ids []string
 	for _, page := range walk(t, up.h, up.key, userPath(up.sum.Examples.UserID, "tweets-and-replies")) {
 		ids = append(ids, tweetIDs(t, page)...)
 	}
-	const users, perUser, batch = 32, 3, 1
-	if len(ids) < users*perUser*batch {
-		t.Fatalf("%d posts; the test needs %d", len(ids), users*perUser*batch)
+	byIDs := budgetCase{name: "tweets by ids", limit: 6_000}
+	for _, id := range ids {
+		byIDs.reqs = append(byIDs.reqs, budgetReq{http.MethodPost, "/social/tweets-by-ids", fmt.Sprintf(`{"ids":["%s"]}`, id)})
 	}
+	pinned := budgetCase{name: "community pages with a pinned post", limit: 2 * 20 * DefaultPrice}
+	for _, order := range []string{"Latest", "Top"} {
+		path := fmt.Sprintf("/social/community/%d/tweets?type=%s", up.sum.Examples.CommunityID, order)
+		pages := walk(t, up.h, up.key, path)
+		for i := 1; i < len(pages); i++ {
+			if len(tweetIDs(t, pages[i])) == 21 {
+				pinned.reqs = append(pinned.reqs, budgetReq{http.MethodGet, path + "&cursor=" + url.QueryEscape(nextCursor(t, pages[i-1])), ""})
+			}
+		}
+	}
+	if len(byIDs.reqs) < budgetUsers*budgetPerUser || len(pinned.reqs) < 3 {
+		t.Fatalf("%d posts and %d community pages of 21 posts; the test needs %d and 3", len(byIDs.reqs), len(pinned.reqs),
+			budgetUsers*budgetPerUser)
+	}
+	return []budgetCase{byIDs, pinned}
+}
+
+// nextCursor is a page's next_cursor.
+func nextCursor(t *testing.T, body string) string {
+	t.Helper()
+	var env struct {
+		NextCursor string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal([]byte(body), &env); err != nil || env.NextCursor == "" {
+		t.Fatalf("no next_cursor (%v) in %.200s", err, body)
+	}
+	return env.NextCursor
+}
+
+// How many users testBudget runs at once, and how many requests each sends.
+const budgetUsers, budgetPerUser = 32, 3
+
+// testBudget sends budgetUsers users' requests at once, request i of them
+// all being reqs[i % len(reqs)], and checks that upstream billed no more
+// than limit, exactly what the budget and the upstream ledger say, and
+// that the rest were refused with the shared budget's 402.
+func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period string, reqs []budgetReq) {
+	ctx := context.Background()
+	const users, perUser = budgetUsers, budgetPerUser
 	keys := make([]string, users)
 	for i := range keys {
 		keys[i], _ = newKey(fronts[0].store, 1_000_000)
@@ -85,17 +150,16 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	upBefore := balance(t, up.store, up.keyID)
 	var mu sync.Mutex
 	codes := map[int]int{}
-	served := map[int]string{} // user → a body that was answered 200
+	served := map[int]budgetReq{} // user → a request that was answered 200
 	var wg sync.WaitGroup
 	for u := range users {
 		wg.Go(func() {
 			f := fronts[u%len(fronts)]
 			for r := range perUser {
-				n := (u*perUser + r) * batch
-				body := fmt.Sprintf(`{"ids":["%s"]}`, strings.Join(ids[n:n+batch], `","`))
-				code, resp := do(f.h, keys[u], http.MethodPost, "/social/tweets-by-ids", body)
+				req := reqs[(u*perUser+r)%len(reqs)]
+				code, resp := do(f.h, keys[u], req.method, req.path, req.body)
 				if code == http.StatusUnprocessableEntity {
-					t.Errorf("%s: %s", body, resp)
+					t.Errorf("%s %s: %s", req.path, req.body, resp)
 				}
 				if code == http.StatusPaymentRequired && !strings.Contains(resp, MsgBudgetSpent) {
 					t.Errorf("402 without the shared budget's message: %s", resp)
@@ -103,7 +167,7 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 				mu.Lock()
 				codes[code]++
 				if code == http.StatusOK {
-					served[u] = body
+					served[u] = req
 				}
 				mu.Unlock()
 			}
@@ -140,8 +204,8 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 	}
 	// Past the budget, cached pages still serve, with no upstream call.
 	calls := up.calls.Load()
-	for u, body := range served {
-		if code, resp := do(fronts[u%len(fronts)].h, keys[u], http.MethodPost, "/social/tweets-by-ids", body); code != http.StatusOK {
+	for u, req := range served {
+		if code, resp := do(fronts[u%len(fronts)].h, keys[u], req.method, req.path, req.body); code != http.StatusOK {
 			t.Fatalf("a cached page past the budget: %d %s", code, resp)
 		}
 	}
@@ -167,5 +231,46 @@ func TestBudgets(t *testing.T) {
 	}
 	if b := budgets(nil, testNow); len(b) != 0 {
 		t.Fatalf("no limits: %v", b)
+	}
+}
+
+// TestCountsWhatUpstreamBilled: an upstream page larger than the route's
+// largest (upstream's doing: 25 posts on a page of 20) is counted in full
+// in the budget and the upstream ledger, as upstream billed it.
+func TestCountsWhatUpstreamBilled(t *testing.T) {
+	const items = 25
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts := make([]string, items)
+		for i := range posts {
+			posts[i] = fmt.Sprintf(`{"id_str":"%d"}`, i+1)
+		}
+		fmt.Fprintf(w, `{"next_cursor":null,"tweets":[%s]}`, strings.Join(posts, ","))
+	}))
+	defer srv.Close()
+	c, err := client.New(srv.URL, "upstream-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openSQLite(t, filepath.Join(t.TempDir(), "gw.db"))
+	defer st.Close()
+	clock := func() time.Time { return testNow }
+	gw := New(Config{Client: c, Store: st.Gateway(), Writer: st, Limits: []Limit{{Micros: 1_000_000}}, Now: clock})
+	h := httpapi.New(httpapi.Config{RateLimit: -1, Now: clock, Upstream: gw}, st, nil, nil)
+	key, _ := newKey(st, 1_000_000)
+	if code, body := get(h, key, userPath(42, "tweets")); code != http.StatusOK {
+		t.Fatalf("%d %s", code, body)
+	}
+	ctx := context.Background()
+	spent, reserved, err := st.Gateway().Spent(ctx, "total")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := st.Gateway().UpstreamLedger(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = items * DefaultPrice
+	if spent != want || reserved != 0 || len(entries) != 1 || entries[0].Micros != want {
+		t.Fatalf("spent %d reserved %d, ledger %+v; upstream billed %d", spent, reserved, entries, want)
 	}
 }

@@ -164,8 +164,10 @@ func (g *Gateway) cached(ctx context.Context, key, route string) (sqlstore.Cache
 }
 
 // fetch calls upstream for req under the shared budget, then stores the
-// page and its data. It always returns a *fetched (its cost counts even
-// when the call failed).
+// page and its data. It reserves what the largest page of the route can
+// cost (req.MaxItems: a community page holds its pinned post too) and
+// counts what upstream billed. It always returns a *fetched (its cost
+// counts even when the call failed).
 func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamRequest) (*fetched, error) {
 	f := &fetched{leader: req.RequestID}
 	// Another replica (or a call that just ended) may have stored it.
@@ -192,7 +194,14 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	body, items, err := g.cfg.Client.Raw(callCtx, req.Method, req.Path, req.Query, req.Body, req.MaxItems)
 	cancel()
 	if err == nil {
-		f.cost = min(int64(items)*g.cfg.Price, reserved)
+		// What upstream billed, even past the reservation: a page larger
+		// than the route's largest is upstream's doing, and counting less
+		// than it billed would let later calls spend past the budget.
+		f.cost = int64(items) * g.cfg.Price
+		if f.cost > reserved {
+			g.cfg.Log.WarnContext(ctx, "upstream billed more than the largest page of the route", "request_id", req.RequestID,
+				"route", req.Route, "items", items, "max_items", req.MaxItems, "micro_usd", f.cost, "reserved", reserved)
+		}
 	}
 	if serr := g.cfg.Store.Settle(ctx, hold, limits, f.cost); serr != nil {
 		g.cfg.Log.ErrorContext(ctx, "settle upstream budget", "request_id", req.RequestID, "err", serr)

@@ -8,6 +8,8 @@ package harvest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,11 +128,17 @@ type Stats struct {
 	Stopped string
 }
 
-// Checkpoint is where a harvest stands: enough to resume it exactly.
+// Checkpoint is where a harvest stands: enough to resume it exactly, and
+// what identifies the harvest (see NewCheckpoint and Check).
 type Checkpoint struct {
 	BaseURL string `json:"base_url"`
 	Kind    string `json:"kind"`
 	Arg     string `json:"arg"`
+	// Type is the order of a search or community-posts harvest ("" for
+	// the other kinds).
+	Type string `json:"type,omitempty"`
+	// IDsHash is the SHA-256 of the ids of a by-ids harvest, in order.
+	IDsHash string `json:"ids_sha256,omitempty"`
 	// Query and Cursor are the next request (a search continued by max_id:
 	// has its own query).
 	Query  string `json:"query,omitempty"`
@@ -144,15 +152,84 @@ type Checkpoint struct {
 	Done   bool      `json:"done,omitempty"`
 }
 
+// NewCheckpoint is the checkpoint of a fresh run of job from base: it
+// names the harvest, so that Check can tell a resume of another one.
+func NewCheckpoint(base string, job Job) *Checkpoint {
+	return &Checkpoint{BaseURL: base, Kind: job.Kind, Arg: job.Arg, Type: jobType(job), IDsHash: idsHash(job.IDs)}
+}
+
+// Check says whether cp is the checkpoint of job from base: nil when it
+// is, else an error naming what differs. For a by-ids harvest the ids
+// count, not the file's name. A checkpoint of an earlier release, which
+// recorded neither the type nor the ids, is checked on what it recorded.
+func (cp *Checkpoint) Check(base string, job Job) error {
+	var diffs []string
+	differ := func(what, was, is string) {
+		diffs = append(diffs, fmt.Sprintf("%s was %q, now %q", what, was, is))
+	}
+	if cp.BaseURL != base {
+		differ("--base-url", cp.BaseURL, base)
+	}
+	if cp.Kind != job.Kind {
+		differ("WHAT", cp.Kind, job.Kind)
+	}
+	switch h := idsHash(job.IDs); {
+	case h != "" && cp.IDsHash != "":
+		if cp.IDsHash != h {
+			diffs = append(diffs, fmt.Sprintf("the ids of %s differ from those it was made with", job.Arg))
+		}
+	case cp.Arg != job.Arg:
+		differ("ARG", cp.Arg, job.Arg)
+	}
+	if t := jobType(job); cp.Type != "" && cp.Type != t {
+		differ("--type", cp.Type, t)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("it is the checkpoint of another harvest: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// Left is what a run resuming cp may spend under maxCost, in micro-USD:
+// maxCost less what the runs before it spent, at least 0.
+func (cp *Checkpoint) Left(maxCost int64) int64 {
+	return max(maxCost-cp.Stats.Spent, 0)
+}
+
+// jobType is the order of a kind that takes one ("" for the others).
+func jobType(job Job) string {
+	switch job.Kind {
+	case "search", "community-posts":
+		if job.Order == "" {
+			return string(client.Latest)
+		}
+		return string(job.Order)
+	}
+	return ""
+}
+
+// idsHash is the hex SHA-256 of ids, one decimal a line ("" for none).
+func idsHash(ids []int64) string {
+	if ids == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, id := range ids {
+		h.Write(strconv.AppendInt(nil, id, 10))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and
 // hands the pages to sink, calling save with the checkpoint after each
-// write is durable and progress with the running stats. missing receives,
-// once it is durable, each id of a by-ids harvest that the server did not
-// return. Run ends at the last page, at MaxItems, when the client's budget
+// write is durable and progress with the running stats. byID receives,
+// once it is durable, each id of a by-ids harvest in order, and whether
+// the server returned it. Run ends at the last page, at MaxItems, when the client's budget
 // would be crossed (Stats.Stopped says so) or at the first error; the
 // pages fetched before an error are stored first.
 func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
-	progress func(Stats), missing func(id int64)) (Stats, error) {
+	progress func(Stats), byID func(id int64, found bool)) (Stats, error) {
 	if _, ok := Kinds()[job.Kind]; !ok {
 		return cp.Stats, fmt.Errorf("harvest: unknown kind %q", job.Kind)
 	}
@@ -217,10 +294,10 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 			if err := save(cp); err != nil {
 				return cp.Stats, err
 			}
-			if missing != nil {
+			if byID != nil {
 				for _, b := range batch {
-					for _, id := range b.missing {
-						missing(id)
+					for _, a := range b.ids {
+						byID(a.id, a.found)
 					}
 				}
 			}
@@ -250,9 +327,15 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 type fetched struct {
 	page    Page
 	cp      Checkpoint
-	missing []int64
+	ids     []idAnswer // of a by-ids page, in order
 	err     error
 	stopped string
+}
+
+// idAnswer is whether the server returned an id of a by-ids harvest.
+type idAnswer struct {
+	id    int64
+	found bool
 }
 
 // fetcher walks the job ahead of the sink, on its own copy of the
@@ -285,7 +368,7 @@ func (f *fetcher) run(ctx context.Context) {
 		if job.MaxItems > 0 && cp.Stats.Items >= job.MaxItems {
 			r.stopped = fmt.Sprintf("reached --max-items %d", job.MaxItems)
 		} else {
-			p, err := st.next(ctx, func(id int64) { r.missing = append(r.missing, id) })
+			p, err := st.next(ctx, func(id int64, found bool) { r.ids = append(r.ids, idAnswer{id, found}) })
 			if err == nil && f.prep != nil && f.to == f.out {
 				err = f.prepareOne(&p, cp.Stats.Pages+1)
 			}
@@ -382,12 +465,13 @@ type step struct {
 	cp  *Checkpoint
 }
 
-// next fetches the next page and moves the checkpoint past it.
-func (s *step) next(ctx context.Context, missing func(int64)) (Page, error) {
+// next fetches the next page and moves the checkpoint past it; byID
+// receives the answer for each id of a by-ids page.
+func (s *step) next(ctx context.Context, byID func(id int64, found bool)) (Page, error) {
 	cp, job := s.cp, s.job
 	switch job.Kind {
 	case "posts-by-ids", "users-by-ids":
-		return s.byIDs(ctx, missing)
+		return s.byIDs(ctx, byID)
 	case "search":
 		order := job.Order
 		if order == "" {
@@ -493,7 +577,7 @@ func (s *step) cut(raw []byte, n int, field string) Page {
 }
 
 // byIDs fetches the next batch of up to 100 ids.
-func (s *step) byIDs(ctx context.Context, missing func(int64)) (Page, error) {
+func (s *step) byIDs(ctx context.Context, byID func(id int64, found bool)) (Page, error) {
 	cp, ids := s.cp, s.job.IDs
 	if cp.Batch >= len(ids) {
 		cp.Done = true
@@ -539,10 +623,8 @@ func (s *step) byIDs(ctx context.Context, missing func(int64)) (Page, error) {
 			cp.Stats.Found++
 		} else {
 			cp.Stats.Missing++
-			if missing != nil {
-				missing(id)
-			}
 		}
+		byID(id, found[id])
 	}
 	cp.Batch = end
 	cp.Done = end >= len(ids)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -283,7 +284,8 @@ func TestHarvestIntoDatabase(t *testing.T) {
 }
 
 // TestLimits: --max-items cuts the last page, --max-cost stops before a
-// page that could cross it, and by-ids reports every missing id.
+// page that could cross it, also across a resume, and by-ids answers for
+// every id, found or missing.
 func TestLimits(t *testing.T) {
 	u := newUpstream(t)
 	ctx := context.Background()
@@ -306,14 +308,40 @@ func TestLimits(t *testing.T) {
 	if err != nil || st.Items != 40 || budget.Spent() != 40*billing.DefaultPrice || !strings.Contains(st.Stopped, "max-cost") {
 		t.Errorf("budget: %+v spent %d %v", st, budget.Spent(), err)
 	}
+	// A run cut short by Ctrl-C after its first page, resumed under the
+	// same --max-cost, spends what is left of it, not all of it again.
+	const maxCost = 50 * billing.DefaultPrice
+	job := harvest.Job{Kind: "search", Arg: "the"}
+	cp := &harvest.Checkpoint{}
+	cpPath := filepath.Join(dir, "d.checkpoint")
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "d.jsonl"), false, 0)
+	save := func(cp *harvest.Checkpoint) error { cp.Offset = fs.Offset; return harvest.SaveCheckpoint(cpPath, cp) }
+	cctx, cancel := context.WithCancel(ctx)
+	first := newClient(t, u, client.WithBudget(cp.Left(maxCost), billing.DefaultPrice))
+	if st, err = harvest.Run(cctx, first, job, cp, cancelSink{fs, cancel}, save, nil, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %+v %v", st, err)
+	}
+	fs.Close()
+	if cp, err = harvest.LoadCheckpoint(cpPath); err != nil || cp.Stats.Items != 20 || cp.Stats.Spent != 20*billing.DefaultPrice {
+		t.Fatalf("checkpoint after the cancel: %+v %v", cp, err)
+	}
+	fs, _ = harvest.OpenFile(filepath.Join(dir, "d.jsonl"), true, cp.Offset)
+	resumed := newClient(t, u, client.WithBudget(cp.Left(maxCost), billing.DefaultPrice))
+	st, err = harvest.Run(ctx, resumed, job, cp, fs, save, nil, nil)
+	fs.Close()
+	if err != nil || st.Items != 40 || st.Spent != 40*billing.DefaultPrice || resumed.Spent() != 20*billing.DefaultPrice ||
+		!strings.Contains(st.Stopped, "max-cost") {
+		t.Errorf("resumed under --max-cost %d: %+v, this run spent %d, %v", maxCost, st, resumed.Spent(), err)
+	}
 	ids := []int64{u.ex.PostID, 1, u.ex.ThreadID, 2}
-	var missing []int64
+	var answers []string
 	fs, _ = harvest.OpenFile(filepath.Join(dir, "c.jsonl"), false, 0)
 	st, err = harvest.Run(ctx, newClient(t, u), harvest.Job{Kind: "posts-by-ids", IDs: ids, Ahead: 3}, &harvest.Checkpoint{}, fs,
-		none, nil, func(id int64) { missing = append(missing, id) })
+		none, nil, func(id int64, found bool) { answers = append(answers, fmt.Sprint(id, found)) })
 	fs.Close()
-	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(missing, []int64{1, 2}) {
-		t.Errorf("by ids: %+v missing %v %v", st, missing, err)
+	want := []string{fmt.Sprint(u.ex.PostID, true), "1 false", fmt.Sprint(u.ex.ThreadID, true), "2 false"}
+	if err != nil || st.Found != 2 || st.Missing != 2 || !slices.Equal(answers, want) {
+		t.Errorf("by ids: %+v answers %v, want %v; %v", st, answers, want, err)
 	}
 	sum, err := importer.Import(ctx, &countingWriter{}, []string{filepath.Join(dir, "c.jsonl")}, importer.Options{})
 	if err != nil || sum.Read != 2 {
@@ -443,5 +471,53 @@ func TestAheadBound(t *testing.T) {
 	close(sink.release)
 	if err := <-done; err != nil || items != 400 {
 		t.Fatalf("harvest: %v, %d items", err, items)
+	}
+}
+
+// TestCheckpointCheck: a checkpoint names its harvest (base URL, kind,
+// argument, the order where it applies, the ids of a by-ids file), and
+// Check names what another harvest changes; a checkpoint of an earlier
+// release, without the order and ids, is checked on what it holds.
+func TestCheckpointCheck(t *testing.T) {
+	const base = "http://up.example"
+	search := harvest.Job{Kind: "search", Arg: "golang"}
+	cp := harvest.NewCheckpoint(base, search)
+	for _, tc := range []struct {
+		base string
+		job  harvest.Job
+		want string // "" when it is the same harvest
+	}{
+		{base, search, ""},
+		{base, harvest.Job{Kind: "search", Arg: "golang", Order: client.Latest, MaxItems: 9, Ahead: 2}, ""},
+		{base, harvest.Job{Kind: "search", Arg: "golang", Order: client.Top}, `--type was "Latest", now "Top"`},
+		{base, harvest.Job{Kind: "search", Arg: "rust"}, `ARG was "golang", now "rust"`},
+		{base, harvest.Job{Kind: "mentions", Arg: "golang"}, `WHAT was "search", now "mentions"`},
+		{"http://other.example", search, `--base-url was "http://up.example", now "http://other.example"`},
+	} {
+		err := cp.Check(tc.base, tc.job)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %+v: %v; want %q", tc.base, tc.job, err, tc.want)
+		}
+	}
+	timeline := harvest.NewCheckpoint(base, harvest.Job{Kind: "timeline", Arg: "42"})
+	if err := timeline.Check(base, harvest.Job{Kind: "timeline", Arg: "42", Order: client.Top}); err != nil {
+		t.Errorf("--type does not change a timeline: %v", err)
+	}
+	byIDs := harvest.NewCheckpoint(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: []int64{1, 2, 3}})
+	if err := byIDs.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "moved/a.txt", IDs: []int64{1, 2, 3}}); err != nil {
+		t.Errorf("the same ids in a moved file: %v", err)
+	}
+	for _, ids := range [][]int64{{1, 2}, {1, 3, 2}, {1, 2, 3, 4}} {
+		err := byIDs.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: ids})
+		if err == nil || !strings.Contains(err.Error(), "the ids of a.txt differ") {
+			t.Errorf("ids %v: %v", ids, err)
+		}
+	}
+	old := &harvest.Checkpoint{BaseURL: base, Kind: "posts-by-ids", Arg: "a.txt"}
+	if err := old.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "a.txt", IDs: []int64{5}}); err != nil {
+		t.Errorf("an earlier release's checkpoint of the same file: %v", err)
+	}
+	if err := old.Check(base, harvest.Job{Kind: "posts-by-ids", Arg: "b.txt", IDs: []int64{5}}); err == nil {
+		t.Error("an earlier release's checkpoint of another file: no error")
 	}
 }

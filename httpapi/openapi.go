@@ -126,7 +126,7 @@ func summary(rt *route) string {
 	case rt.free:
 		return s + " (free)"
 	case rt.paged:
-		return fmt.Sprintf("%s (pages of up to %d items, each billed)", s, rt.limit)
+		return fmt.Sprintf("%s (pages of up to %d items, each billed)", s, rt.maxPage())
 	}
 	return s + " (each returned item billed)"
 }

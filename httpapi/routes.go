@@ -51,6 +51,7 @@ type route struct {
 	query    bool   // requires `query`
 	body     bodyKind
 	limit    int    // page size
+	pinned   bool   // pages asked with a cursor lead with a pinned post: limit+1 items
 	free     bool   // neither needs nor takes money
 	notFound string // the 404 message when the addressed entity is missing
 	// params reads the route's own query parameters, after query.
@@ -73,7 +74,7 @@ func routes() []*route {
 	table := []*route{
 		{name: "user_tweets", method: http.MethodGet, path: "/user/{user_id}/tweets", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(false)},                                                          // 4.1
 		{name: "user_tweets_and_replies", method: http.MethodGet, path: "/user/{user_id}/tweets-and-replies", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(true)},                                   // 4.2
-		{name: "community_tweets", method: http.MethodGet, path: "/community/{community_id}/tweets", param: paramCommunityID, paged: true, ordered: true, limit: pageSize, notFound: msgNotFound, serve: serveCommunityPosts},                         // 4.3
+		{name: "community_tweets", method: http.MethodGet, path: "/community/{community_id}/tweets", param: paramCommunityID, paged: true, ordered: true, limit: pageSize, pinned: true, notFound: msgNotFound, serve: serveCommunityPosts},           // 4.3
 		{name: "tweets_by_ids", method: http.MethodPost, path: "/tweets-by-ids", body: bodyIDs, notFound: msgTweetNotFound, serve: serveTweetsByIDs},                                                                                                  // 4.4
 		{name: "users_by_usernames", method: http.MethodPost, path: "/users-by-usernames", body: bodyUsernames, notFound: msgUserNotFound, serve: serveUsersByUsernames},                                                                              // 4.5
 		{name: "user_lists", method: http.MethodGet, path: "/user/{user_id}/lists", param: paramUserID, paged: true, limit: listsPageSize, notFound: msgUserNotFound, serve: serveUserLists},                                                          // 4.6
@@ -116,6 +117,14 @@ func routes() []*route {
 		{name: "search_network", local: true, method: http.MethodGet, path: "/search/network", query: true, params: parseNetwork, stream: streamNetwork},
 	}
 	return append(table, monitorRoutes()...)
+}
+
+// maxPage is the most items one page of the route can hold (and cost).
+func (rt *route) maxPage() int {
+	if rt.pinned {
+		return rt.limit + 1
+	}
+	return rt.limit
 }
 
 // patterns are the ServeMux patterns a route answers.

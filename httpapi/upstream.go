@@ -62,7 +62,7 @@ func (s *server) serveUpstream(rt *route, r *http.Request) func(ctx context.Cont
 				values = append(values, r.PathValue(p))
 			}
 		}
-		maxItems := rt.limit
+		maxItems := rt.maxPage()
 		switch {
 		case rt.body != bodyNone:
 			maxItems = len(a.ids) + len(a.names)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,9 @@ import (
 func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	fset := newFlags(e, "harvest", "harvest --base-url URL [--key KEY] WHAT ARG (--db DB | --out FILE.jsonl[.gz]) [flags]\n\n"+
 		"WHAT ARG is one of:\n  "+kindsUsage()+"\n\nThe key comes from --key or ROOST_API_KEY. A checkpoint beside the output (FILE.checkpoint, or\n"+
-		"harvest-WHAT-HASH.checkpoint in the current directory with --db) lets --resume continue an interrupted run.")
+		"harvest-WHAT-HASH.checkpoint in the current directory with --db) lets --resume continue an interrupted run\n"+
+		"of the same harvest (WHAT, ARG, --type, the ids of FILE); --max-cost then counts what the runs before spent.\n"+
+		"posts-by-ids and users-by-ids print found<TAB>ID or missing<TAB>ID on stdout for every id, in the file's order.")
 	base := fset.String("base-url", "", "server to harvest from (the hosted service or a roost), e.g. http://127.0.0.1:8080")
 	key := fset.String("key", "", "API key (default: $ROOST_API_KEY)")
 	db := fset.String("db", "", "store the harvest in this roost database (SQLite path or postgres:// URL)")
@@ -30,10 +33,11 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	ahead := fset.Int("ahead", harvest.DefaultAhead, "pages fetched while earlier ones are stored, all waiting pages stored in one transaction\n"+
 		"(0: fetch, store and checkpoint one page at a time); a crash refetches, and pays again for, at most 2×N+1 pages")
 	var maxCost usdFlag
-	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars (the client stops before a page that could cross it)")
+	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars in all, the runs a --resume continues included\n"+
+		"(the client stops before a page that could cross it)")
 	price := usdFlag{micros: billing.DefaultPrice, set: true}
 	fset.Var(&price, "price", "price of one item at the server, in US dollars, for --max-cost")
-	resume := fset.Bool("resume", false, "continue the interrupted harvest of the same WHAT ARG from its checkpoint")
+	resume := fset.Bool("resume", false, "continue the interrupted harvest of the same WHAT ARG (and --type, ids) from its checkpoint")
 	order := fset.String("type", "Latest", "order of search and community-posts: Latest or Top")
 	prefix := fset.String("prefix", client.DefaultPrefix, "path prefix of the server's data endpoints")
 	checkpoint := fset.String("checkpoint", "", "checkpoint file (default: beside the output, see above)")
@@ -68,24 +72,25 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	if *key == "" {
 		return usageError("no API key: pass --key or set ROOST_API_KEY")
 	}
+	cpPath := *checkpoint
+	if cpPath == "" {
+		cpPath = defaultCheckpoint(what, arg, *db, *out)
+	}
+	cp, err := startCheckpoint(cpPath, *resume, *base, job)
+	if err != nil {
+		return err
+	}
 	// The client counts what the pages cost at --price; without --max-cost
-	// the budget is only that count.
+	// the budget is only that count. A resumed run may spend what the runs
+	// before it left of --max-cost.
 	limit := int64(math.MaxInt64 / 2)
 	if maxCost.set {
-		limit = maxCost.micros
+		limit = cp.Left(maxCost.micros)
 	}
 	opts := []client.Option{client.WithPrefix(*prefix), client.WithBudget(limit, price.micros)}
 	c, err := client.New(*base, *key, opts...)
 	if err != nil {
 		return usageError("%v", err)
-	}
-	cpPath := *checkpoint
-	if cpPath == "" {
-		cpPath = defaultCheckpoint(what, arg, *db, *out)
-	}
-	cp, err := startCheckpoint(cpPath, *resume, *base, what, arg)
-	if err != nil {
-		return err
 	}
 	var sink harvest.Sink
 	var file *harvest.FileSink
@@ -118,12 +123,18 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	}
 	report := bufio.NewWriter(e.stdout)
 	defer report.Flush()
-	missing := func(id int64) { fmt.Fprintf(report, "missing\t%d\n", id) }
-	st, err := harvest.Run(ctx, c, job, cp, sink, save, func(s harvest.Stats) { bar.Set(int64(s.Items)) }, missing)
+	byID := func(id int64, found bool) {
+		answer := "missing"
+		if found {
+			answer = "found"
+		}
+		fmt.Fprintf(report, "%s\t%d\n", answer, id)
+	}
+	st, err := harvest.Run(ctx, c, job, cp, sink, save, harvestProgress(bar), byID)
 	bar.Finish()
 	summary := fmt.Sprintf("harvested %d items in %d pages for %s USD", st.Items, st.Pages, billing.FormatUSD(st.Spent))
 	if job.IDs != nil {
-		summary += fmt.Sprintf("; %d ids found, %d missing (listed on stdout)", st.Found, st.Missing)
+		summary += fmt.Sprintf("; %d ids found, %d missing (each listed on stdout)", st.Found, st.Missing)
 	}
 	if st.Stopped != "" {
 		summary += "; stopped: " + st.Stopped
@@ -133,6 +144,19 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w (the checkpoint %s holds the progress: run again with --resume)", err, cpPath)
 	}
 	return nil
+}
+
+// harvestProgress shows a harvest's stats on bar: items (the count and
+// its rate), pages and cost.
+func harvestProgress(bar progress) func(harvest.Stats) {
+	return func(s harvest.Stats) {
+		pages := "pages"
+		if s.Pages == 1 {
+			pages = "page"
+		}
+		bar.Detail(fmt.Sprintf("%d %s, %s USD", s.Pages, pages, billing.FormatUSD(s.Spent)))
+		bar.Set(int64(s.Items))
+	}
 }
 
 // kindsUsage lists the kinds with their arguments.
@@ -219,10 +243,11 @@ func defaultCheckpoint(what, arg, db, out string) string {
 }
 
 // startCheckpoint is a fresh checkpoint, or with resume the one at path
-// (which must be of the same harvest). Without resume, an unfinished
-// checkpoint at path is an error rather than lost.
-func startCheckpoint(path string, resume bool, base, what, arg string) (*harvest.Checkpoint, error) {
-	fresh := &harvest.Checkpoint{BaseURL: base, Kind: what, Arg: arg}
+// (which must be of the same harvest: an error names what differs).
+// Without resume, an unfinished checkpoint at path is an error rather than
+// lost.
+func startCheckpoint(path string, resume bool, base string, job harvest.Job) (*harvest.Checkpoint, error) {
+	fresh := harvest.NewCheckpoint(base, job)
 	cp, err := harvest.LoadCheckpoint(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -233,8 +258,11 @@ func startCheckpoint(path string, resume bool, base, what, arg string) (*harvest
 		return nil, fmt.Errorf("an unfinished harvest left %s: run with --resume to continue it, or delete it", path)
 	case !resume:
 		return fresh, nil
-	case cp.BaseURL != base || cp.Kind != what || cp.Arg != arg:
-		return nil, fmt.Errorf("%s is the checkpoint of %s %q from %s, not of this harvest", path, cp.Kind, cp.Arg, cp.BaseURL)
 	}
+	if err := cp.Check(base, job); err != nil {
+		return nil, fmt.Errorf("cannot resume from %s: %w (run with its arguments, or delete it)", path, err)
+	}
+	// A checkpoint of an earlier release names the harvest from now on.
+	cp.Type, cp.IDsHash = cmp.Or(cp.Type, fresh.Type), cmp.Or(cp.IDsHash, fresh.IDsHash)
 	return cp, nil
 }

@@ -20,6 +20,9 @@ func isTerminal(w io.Writer) bool {
 // progress is a progress display for a known total.
 type progress interface {
 	Set(n int64)
+	// Detail sets figures shown beside the count from the next Set on
+	// (e.g. "12 pages, 0.0048 USD").
+	Detail(s string)
 	Finish()
 }
 
@@ -27,48 +30,88 @@ type progress interface {
 // seconds anywhere else (logs, CI).
 func newBar(w io.Writer, what string, total int64, unit string) progress {
 	if isTerminal(w) {
-		return &termBar{bar: progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(what),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString(unit),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-		)}
+		return newTermBar(w, what, total, unit)
 	}
-	return &lineBar{w: w, what: what, total: total, unit: unit, start: time.Now(), last: time.Now()}
+	return newLineBar(w, what, total, unit, time.Now)
 }
 
-type termBar struct{ bar *progressbar.ProgressBar }
+// newTermBar is a bar with the count, its rate and the time left, the
+// detail in its description.
+func newTermBar(w io.Writer, what string, total int64, unit string) *termBar {
+	return &termBar{what: what, bar: progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(unit),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)}
+}
+
+// termBar is a bar whose description carries the detail.
+type termBar struct {
+	what   string
+	bar    *progressbar.ProgressBar
+	mu     sync.Mutex
+	detail string // shown in the description
+}
 
 func (b *termBar) Set(n int64) { b.bar.Set64(n) }
 func (b *termBar) Finish()     { b.bar.Finish() }
 
-// lineBar writes "what: n/total unit (rate/s)" at most every 5 seconds
-// ("what: n unit (rate/s)" when the total is not known: 0).
+func (b *termBar) Detail(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s == b.detail {
+		return
+	}
+	b.detail = s
+	b.bar.Describe(b.what + " (" + s + ")")
+}
+
+// lineBar writes "what: n/total unit, detail (rate unit/s)" at most every
+// 5 seconds ("what: n unit, …" when the total is not known: 0 or less;
+// no ", detail" without one).
 type lineBar struct {
 	mu          sync.Mutex
 	w           io.Writer
 	what, unit  string
+	detail      string
 	total       int64
+	now         func() time.Time
 	start, last time.Time
+}
+
+func newLineBar(w io.Writer, what string, total int64, unit string, now func() time.Time) *lineBar {
+	t := now()
+	return &lineBar{w: w, what: what, total: total, unit: unit, now: now, start: t, last: t}
 }
 
 func (b *lineBar) Set(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if time.Since(b.last) < 5*time.Second {
+	t := b.now()
+	if t.Sub(b.last) < 5*time.Second {
 		return
 	}
-	b.last = time.Now()
-	el := time.Since(b.start).Seconds()
-	if b.total <= 0 {
-		fmt.Fprintf(b.w, "%s: %d %s (%.0f/s)\n", b.what, n, b.unit, float64(n)/el)
-		return
+	b.last = t
+	count := fmt.Sprint(n)
+	if b.total > 0 {
+		count += fmt.Sprintf("/%d", b.total)
 	}
-	fmt.Fprintf(b.w, "%s: %d/%d %s (%.0f/s)\n", b.what, n, b.total, b.unit, float64(n)/el)
+	detail := ""
+	if b.detail != "" {
+		detail = ", " + b.detail
+	}
+	fmt.Fprintf(b.w, "%s: %s %s%s (%.0f %s/s)\n", b.what, count, b.unit, detail, float64(n)/t.Sub(b.start).Seconds(), b.unit)
+}
+
+func (b *lineBar) Detail(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.detail = s
 }
 
 func (b *lineBar) Finish() {}
