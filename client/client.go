@@ -132,7 +132,23 @@ type request struct {
 	query    url.Values
 	body     any
 	raw      []byte // an encoded body, sent as is (Raw)
-	maxItems int
+	maxItems int64
+	// once marks a request that must not be repeated once the server may
+	// have acted on it (a monitor's creation): only a 429, answered before
+	// any work, is retried.
+	once bool
+}
+
+// encode is the request's body, encoded.
+func (req *request) encode() ([]byte, error) {
+	if req.body == nil {
+		return req.raw, nil
+	}
+	b, err := json.Marshal(req.body)
+	if err != nil {
+		return nil, fmt.Errorf("client: encode request: %w", err)
+	}
+	return b, nil
 }
 
 // call sends req (retrying as c.retry says) and decodes a 2xx body with
@@ -144,23 +160,41 @@ func (c *Client) call(ctx context.Context, req request, decode func([]byte) (int
 		return err
 	}
 	items := 0
-	defer func() { c.budget.settle(reserved, items) }()
-	body := req.raw
-	if req.body != nil {
-		if body, err = json.Marshal(req.body); err != nil {
-			return fmt.Errorf("client: encode request: %w", err)
-		}
+	defer func() { c.budget.settle(reserved, int64(items)) }()
+	body, err := req.encode()
+	if err != nil {
+		return err
 	}
+	var data []byte
+	err = c.retrying(ctx, req, func() error {
+		resp, err := c.open(ctx, req, body)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if data, err = io.ReadAll(resp.Body); err != nil {
+			return fmt.Errorf("client: %s %s: read: %w", req.method, req.path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if items, err = decode(data); err != nil {
+		return fmt.Errorf("client: %s %s: decode: %w", req.method, req.path, err)
+	}
+	return nil
+}
+
+// retrying runs try until it succeeds, fails for good or ctx ends,
+// waiting between tries as c.retry says.
+func (c *Client) retrying(ctx context.Context, req request, try func() error) error {
 	for attempt := 0; ; attempt++ {
-		data, err := c.send(ctx, req, body)
+		err := try()
 		if err == nil {
-			items, err = decode(data)
-			if err != nil {
-				return fmt.Errorf("client: %s %s: decode: %w", req.method, req.path, err)
-			}
 			return nil
 		}
-		wait, retry := c.backoff(err, attempt)
+		wait, retry := c.backoff(req, err, attempt)
 		if !retry || ctx.Err() != nil {
 			return err
 		}
@@ -170,13 +204,18 @@ func (c *Client) call(ctx context.Context, req request, decode func([]byte) (int
 	}
 }
 
-// backoff says whether err is worth another try after attempt, and when.
-func (c *Client) backoff(err error, attempt int) (time.Duration, bool) {
+// backoff says whether err is worth another try of req after attempt,
+// and when.
+func (c *Client) backoff(req request, err error, attempt int) (time.Duration, bool) {
 	if attempt >= c.retry.Max {
 		return 0, false
 	}
 	var ae *Error
-	if errors.As(err, &ae) {
+	isAPI := errors.As(err, &ae)
+	if req.once && (!isAPI || ae.Status != http.StatusTooManyRequests) {
+		return 0, false
+	}
+	if isAPI {
 		if !ae.Retryable() {
 			return 0, false
 		}
@@ -191,9 +230,10 @@ func (c *Client) backoff(err error, attempt int) (time.Duration, bool) {
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1)), true // jitter: half fixed, half random
 }
 
-// send makes one HTTP request and returns the body of a 2xx answer, an
-// *Error for any other answer, or the transport's error.
-func (c *Client) send(ctx context.Context, req request, body []byte) ([]byte, error) {
+// open makes one HTTP request and returns the response to a 2xx answer,
+// its body unread, an *Error for any other answer, or the transport's
+// error.
+func (c *Client) open(ctx context.Context, req request, body []byte) (*http.Response, error) {
 	u := c.base + req.path
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
@@ -215,13 +255,13 @@ func (c *Client) send(ctx context.Context, req request, body []byte) ([]byte, er
 	if err != nil {
 		return nil, fmt.Errorf("client: %s %s: %w", req.method, req.path, err)
 	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s %s: read: %w", req.method, req.path, err)
-	}
-	if resp.StatusCode/100 == 2 {
-		return data, nil
 	}
 	ae := &Error{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-Id")}
 	var eb struct {
@@ -276,16 +316,17 @@ type budget struct {
 }
 
 // reserve sets aside what a request of at most n items can cost.
-func (b *budget) reserve(n int) (int64, error) {
+func (b *budget) reserve(n int64) (int64, error) {
 	if b == nil {
 		return 0, nil
 	}
-	cost := int64(n) * b.price
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.spent+b.reserved+cost > b.limit {
+	left := b.limit - b.spent - b.reserved
+	if n < 0 || left < 0 || n > left/b.price { // n·price ≤ left, without overflow
 		return 0, ErrBudget
 	}
+	cost := n * b.price
 	b.reserved += cost
 	return cost, nil
 }
@@ -293,14 +334,14 @@ func (b *budget) reserve(n int) (int64, error) {
 // settle turns a reservation into the cost of the items a request
 // returned: what the server charged, even past the reservation (a server
 // that sends more than a page's size is not undercounted).
-func (b *budget) settle(reserved int64, items int) {
+func (b *budget) settle(reserved, items int64) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reserved -= reserved
-	b.spent += int64(items) * b.price
+	b.spent += items * b.price
 }
 
 func (b *budget) spentNow() int64 {

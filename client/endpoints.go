@@ -137,7 +137,7 @@ func (c *Client) batch(ctx context.Context, path string, body any, n int, decode
 	if n < 1 || n > maxBatch {
 		return fmt.Errorf("client: %s takes 1 to %d entries, not %d", path, maxBatch, n)
 	}
-	return c.call(ctx, request{method: "POST", path: c.prefix + path, body: body, maxItems: n}, decode)
+	return c.call(ctx, request{method: "POST", path: c.prefix + path, body: body, maxItems: int64(n)}, decode)
 }
 
 func idStrings(ids []int64) []string {

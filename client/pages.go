@@ -35,7 +35,7 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 		q.Set("cursor", cursor)
 	}
 	var out Page[T]
-	err := c.call(ctx, request{method: "GET", path: c.prefix + path, query: q, maxItems: size}, func(b []byte) (int, error) {
+	err := c.call(ctx, request{method: "GET", path: c.prefix + path, query: q, maxItems: int64(size)}, func(b []byte) (int, error) {
 		// One pass over the page: the items decode with the rest.
 		var next *string
 		var items *[]T

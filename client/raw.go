@@ -15,7 +15,7 @@ import (
 func (c *Client) Raw(ctx context.Context, method, pathBelowPrefix string, query url.Values, body []byte, maxItems int) ([]byte, int, error) {
 	var out []byte
 	items := 0
-	err := c.call(ctx, request{method: method, path: c.prefix + pathBelowPrefix, query: query, raw: body, maxItems: maxItems},
+	err := c.call(ctx, request{method: method, path: c.prefix + pathBelowPrefix, query: query, raw: body, maxItems: int64(maxItems)},
 		func(b []byte) (int, error) {
 			out, items = b, CountItems(b)
 			return items, nil

@@ -82,9 +82,20 @@ func (c *Client) FollowersList(ctx context.Context, userID int64, cursor string)
 	return c.usersPage(ctx, "/followers/list", url.Values{"user_id": {id(userID)}}, cursor)
 }
 
+// FollowersListAll iterates over a user's followers by the older path.
+func (c *Client) FollowersListAll(ctx context.Context, userID int64) iter.Seq2[User, error] {
+	return c.usersAll(ctx, "/followers/list", func() url.Values { return url.Values{"user_id": {id(userID)}} })
+}
+
 // FriendsList is the older path of Following (/friends/list?user_id=).
 func (c *Client) FriendsList(ctx context.Context, userID int64, cursor string) (Page[User], error) {
 	return c.usersPage(ctx, "/friends/list", url.Values{"user_id": {id(userID)}}, cursor)
+}
+
+// FriendsListAll iterates over the accounts a user follows by the older
+// path.
+func (c *Client) FriendsListAll(ctx context.Context, userID int64) iter.Seq2[User, error] {
+	return c.usersAll(ctx, "/friends/list", func() url.Values { return url.Values{"user_id": {id(userID)}} })
 }
 
 // ListMembers is one page of a list's members.

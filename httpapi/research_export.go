@@ -88,12 +88,19 @@ func (st *stream) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// headerItems tells a client how many items a streamed answer was
+// charged: a header when the count is known before the body (a network),
+// a trailer after a whole body (every streamed answer), so that a client
+// keeping a budget can settle it exactly.
+const headerItems = "X-Roost-Items"
+
 // streamed runs a streamed route after the checks every endpoint makes
 // (endpoint): serve writes through st.
 func (s *server) streamed(w http.ResponseWriter, r *http.Request, rt *route, a *args) {
 	st := &stream{s: s, rt: rt, a: a, w: w, rc: http.NewResponseController(w), info: infoFrom(r.Context())}
 	err := rt.stream(r.Context(), s, a, st)
 	if err == nil {
+		w.Header().Set(http.TrailerPrefix+headerItems, strconv.Itoa(st.info.items))
 		return
 	}
 	if !st.wrote {

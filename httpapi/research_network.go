@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/url"
+	"strconv"
 
 	"github.com/roostapi/roost/network"
 )
@@ -59,5 +60,6 @@ func streamNetwork(ctx context.Context, s *server, a *args, st *stream) error {
 	}
 	ext := "." + a.research.format
 	attachment(st.w, network.ContentType(a.research.format), "roost-network"+ext)
+	st.w.Header().Set(headerItems, strconv.Itoa(g.Len()))
 	return g.Write(st, a.research.format)
 }

@@ -151,7 +151,8 @@ func testSearchTop(t *testing.T, eng engine) {
 // the format asked, charging each chunk before it is sent (one ledger row
 // each); a balance that does not cover the first chunk is a 402 with
 // nothing sent; one that runs out later cuts the connection, and only
-// what was sent is charged.
+// what was sent is charged. A whole export ends with the trailer
+// X-Roost-Items: the items charged.
 func TestSearchExport(t *testing.T) { eachEngine(t, testSearchExport) }
 
 func testSearchExport(t *testing.T, eng engine) {
@@ -182,6 +183,9 @@ func testSearchExport(t *testing.T, eng engine) {
 	}
 	if spent := plenty - e.balance(t, id); spent != int64(len(want))*billing.DefaultPrice {
 		t.Errorf("charged %d for %d posts", spent, len(want))
+	}
+	if n := w.Result().Trailer.Get(headerItems); n != strconv.Itoa(len(want)) {
+		t.Errorf("trailer %s: %q, want %d", headerItems, n, len(want))
 	}
 	ledger, err := e.store.Ledger(ctx, id)
 	if err != nil {
@@ -233,7 +237,8 @@ func testSearchExport(t *testing.T, eng engine) {
 
 // TestSearchNetwork: the network endpoint writes the network the store
 // gathers for the query, as GEXF or an edge list, charged one item per node
-// and per edge; bad parameters are 422 naming them.
+// and per edge (told in the header X-Roost-Items); bad parameters are 422
+// naming them.
 func TestSearchNetwork(t *testing.T) { eachEngine(t, testSearchNetwork) }
 
 func testSearchNetwork(t *testing.T, eng engine) {
@@ -265,6 +270,9 @@ func testSearchNetwork(t *testing.T, eng engine) {
 	}
 	if spent := plenty - e.balance(t, id); spent != int64(g.Len())*billing.DefaultPrice {
 		t.Errorf("charged %d for %d nodes and edges", spent, g.Len())
+	}
+	if n := w.Header().Get(headerItems); n != strconv.Itoa(g.Len()) {
+		t.Errorf("header %s: %q, want %d", headerItems, n, g.Len())
 	}
 	w = e.do(call{path: "/social/search/network?query=the&edges=reply&format=csv&min_degree=2", key: key})
 	rows, err := csv.NewReader(w.Body).ReadAll()
