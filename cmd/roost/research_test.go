@@ -120,8 +120,49 @@ func TestNetworkCommand(t *testing.T) {
 	}
 	code, out, errOut := roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "the")
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if code != 0 || err != nil || len(rows) < 2 || rows[1][2] != "reply" || strings.Contains(errOut, "note:") {
+	if code != 0 || err != nil || len(rows) < 2 || rows[0][0] != "Source" || rows[1][3] != "reply" ||
+		!strings.Contains(errOut, "note: standard output holds the edges table; --part nodes writes the nodes") {
 		t.Fatalf("network csv: %d %v %q %s", code, err, out, errOut)
+	}
+	stdoutEdges := out
+	code, out, _ = roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "--part", "nodes", "the")
+	stdoutNodes := out
+	if code != 0 || !strings.HasPrefix(out, "Id,Label,screen_name,name,user_id,followers_count,posts\n") {
+		t.Fatalf("network csv --part nodes: %d %.200q", code, out)
+	}
+
+	// --out FILE.csv: the edges in FILE.csv, the nodes beside it, the same
+	// tables as on standard output; every edge's ends are nodes.
+	dir := t.TempDir()
+	code, _, errOut = roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "--out", filepath.Join(dir, "net.csv"), "the")
+	edges, err1 := os.ReadFile(filepath.Join(dir, "net.csv"))
+	nodes, err2 := os.ReadFile(filepath.Join(dir, "net-nodes.csv"))
+	if code != 0 || err1 != nil || err2 != nil || string(edges) != stdoutEdges || string(nodes) != stdoutNodes ||
+		strings.Contains(errOut, "note:") || !strings.Contains(errOut, "the nodes to "+filepath.Join(dir, "net-nodes.csv")) {
+		t.Fatalf("network csv --out: %d %v %v %s", code, err1, err2, errOut)
+	}
+	ids := map[string]bool{}
+	nodeRows, err := csv.NewReader(strings.NewReader(string(nodes))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range nodeRows[1:] {
+		ids[r[0]] = true
+		if r[1] == "" || r[4] != r[0] {
+			t.Errorf("node row %q: want a label and the user id", r)
+		}
+	}
+	for _, r := range rows[1:] {
+		if !ids[r[0]] || !ids[r[1]] {
+			t.Errorf("edge %q: an end is not in the nodes table", r)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*partial*"))
+	if len(matches) != 0 {
+		t.Errorf("left behind: %v", matches)
+	}
+	if got := nodesPath("a/net"); got != "a/net-nodes" {
+		t.Errorf("nodesPath(a/net) = %q", got)
 	}
 	if code, _, errOut := roost(t, "network", "--db", db, "--format", "graphml", "the"); code != 0 ||
 		!strings.Contains(errOut, "add include:nativeretweets to the query for repost edges") {
@@ -134,6 +175,8 @@ func TestNetworkCommand(t *testing.T) {
 		{[]string{"network", "--db", db, "--edges", "likes", "x"}, "--edges must be"},
 		{[]string{"network", "--db", db, "--format", "dot", "x"}, "--format must be one of gexf, graphml, csv"},
 		{[]string{"network", "--db", db, "--min-degree", "-1", "x"}, "must not be negative"},
+		{[]string{"network", "--db", db, "--part", "nodes", "x"}, "--part is edges or nodes, with --format csv"},
+		{[]string{"network", "--db", db, "--format", "csv", "--part", "users", "x"}, "--part is edges or nodes"},
 	} {
 		code, _, errOut := roost(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
