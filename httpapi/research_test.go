@@ -233,8 +233,9 @@ func testSearchExport(t *testing.T, eng engine) {
 }
 
 // TestSearchNetwork: the network endpoint writes the network the store
-// gathers for the query, as GEXF or an edge list, charged one item per node
-// and per edge; bad parameters are 422 naming them.
+// gathers for the query, as GEXF (charged one item per node and per edge)
+// or a CSV table of its edges or nodes (charged per row); bad parameters
+// are 422 naming them.
 func TestSearchNetwork(t *testing.T) { eachEngine(t, testSearchNetwork) }
 
 func testSearchNetwork(t *testing.T, eng engine) {

@@ -105,7 +105,8 @@ func TestResearchCommands(t *testing.T) {
 }
 
 // TestNetworkCommand: roost network writes a GEXF file Gephi reads (nodes
-// and weighted edges), or an edge list; bad flags are usage errors.
+// and weighted edges), or CSV tables of edges and nodes (both, side by
+// side, with --out; one with --part); bad flags are usage errors.
 func TestNetworkCommand(t *testing.T) {
 	db := researchDB(t)
 	file := filepath.Join(t.TempDir(), "n.gexf")
