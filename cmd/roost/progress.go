@@ -23,9 +23,10 @@ type progress interface {
 	Finish()
 }
 
-// newBar shows a progress bar on a terminal and a plain line every few
-// seconds anywhere else (logs, CI).
-func newBar(w io.Writer, what string, total int64, unit string) progress {
+// newBar shows a progress bar on e's standard error where it is a terminal,
+// and a plain line every e.progressEvery anywhere else (logs, CI).
+func newBar(e *env, what string, total int64, unit string) progress {
+	w := e.stderr
 	if isTerminal(w) {
 		return &termBar{bar: progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(w),
@@ -38,7 +39,7 @@ func newBar(w io.Writer, what string, total int64, unit string) progress {
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
 		)}
 	}
-	return &lineBar{w: w, what: what, total: total, unit: unit, start: time.Now(), last: time.Now()}
+	return &lineBar{w: w, what: what, total: total, unit: unit, every: e.progressEvery, start: time.Now(), last: time.Now()}
 }
 
 type termBar struct{ bar *progressbar.ProgressBar }
@@ -46,20 +47,21 @@ type termBar struct{ bar *progressbar.ProgressBar }
 func (b *termBar) Set(n int64) { b.bar.Set64(n) }
 func (b *termBar) Finish()     { b.bar.Finish() }
 
-// lineBar writes "what: n/total unit (rate/s)" at most every 5 seconds
-// ("what: n unit (rate/s)" when the total is not known: 0).
+// lineBar writes "what: n/total unit (rate/s)" at most once every
+// interval ("what: n unit (rate/s)" when the total is not known: 0).
 type lineBar struct {
 	mu          sync.Mutex
 	w           io.Writer
 	what, unit  string
 	total       int64
+	every       time.Duration
 	start, last time.Time
 }
 
 func (b *lineBar) Set(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if time.Since(b.last) < 5*time.Second {
+	if time.Since(b.last) < b.every {
 		return
 	}
 	b.last = time.Now()

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/internal/syncbuf"
 )
 
 // researchDB is a small generated network for the research commands.
@@ -31,6 +38,51 @@ func TestResearchHelp(t *testing.T) {
 	}
 	if code, out, _ := roost(t, "--help"); code != 0 || !strings.Contains(out, "network") || !strings.Contains(out, "export") {
 		t.Errorf("--help: %q", out)
+	}
+	if _, out, _ := roost(t, "export", "--help"); !strings.Contains(out, "The query include:nativeretweets alone\nmatches every post") ||
+		!strings.Contains(out, "a line every 5 seconds") {
+		t.Errorf("export --help does not name the query of the whole database or the progress: %q", out)
+	}
+	if _, out, _ := roost(t, "network", "--help"); !strings.Contains(out, "-part") || !strings.Contains(out, "FILE-nodes.csv") ||
+		!strings.Contains(out, "in the output") {
+		t.Errorf("network --help does not name the CSV tables or what --min-degree counts: %q", out)
+	}
+}
+
+// TestExportProgress: roost export of a set of several chunks writes a
+// progress line per interval to a standard error that is not a terminal
+// (here every chunk: the interval is shortened), the counts rising to the
+// whole set, and include:nativeretweets exports every post.
+func TestExportProgress(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "50", "--posts", "3500", "--seed", "4"); code != 0 {
+		t.Fatalf("gen: %s", errOut)
+	}
+	var out, errb syncbuf.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, lookupEnv: func(string) (string, bool) { return "", false },
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), progressEvery: time.Nanosecond}
+	file := filepath.Join(t.TempDir(), "all.csv")
+	if err := cmdExport(context.Background(), e, []string{"--db", db, "--out", file, "include:nativeretweets"}); err != nil {
+		t.Fatal(err)
+	}
+	var counts []int
+	for _, line := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+		var n int
+		var rate float64
+		if _, err := fmt.Sscanf(line, "exporting: %d posts (%f/s)", &n, &rate); err == nil {
+			counts = append(counts, n)
+		}
+	}
+	if !slices.Equal(counts, []int{1000, 2000, 3000, 3500}) || !strings.HasSuffix(errb.String(), "exported 3500 posts\n") ||
+		strings.Contains(errb.String(), "\r") || out.String() != "" {
+		t.Errorf("progress %v; stderr %q, stdout %q", counts, errb.String(), out.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := csv.NewReader(strings.NewReader(string(data))).ReadAll(); err != nil || len(rows) != 3501 {
+		t.Errorf("%d rows (%v), want 3,500 posts", len(rows)-1, err)
 	}
 }
 
