@@ -13,22 +13,26 @@ import (
 )
 
 // CSVColumns are the columns of a CSV export: twarc-csv's tweet columns
-// (DocNow/twarc-csv, DEFAULT_TWEET_COLUMNS), in its order, less those roost
-// never holds (reply settings, edit history, withheld, annotations,
-// context annotations, polls, geo, matching rules, twarc's own metadata).
-// As twarc-csv does by default, a native repost whose original is stored
-// takes the original's text, entities, media and public metrics; lists are
-// JSON arrays ("#tag", "@name", "$TAG", expanded URLs), empty when there
-// are none; times are UTC ISO 8601 with milliseconds; booleans are True or
-// False. Every field is quoted as RFC 4180 requires, so text with commas,
-// quotes or newlines reads back intact with any CSV reader.
+// (DocNow/twarc-csv, DEFAULT_TWEET_COLUMNS, as of the release that added
+// impression_count and the three *_username columns), in its order, less
+// those roost never holds: reply settings, edit history and controls,
+// possibly_sensitive, withheld, annotations, context annotations, polls,
+// the entities of authors' bios, geo, matching rules and twarc's own
+// metadata. As twarc-csv does by default, a native repost whose original
+// is stored takes the original's text, entities, media and public metrics;
+// lists are JSON arrays ("#tag", "@name", "$TAG", expanded URLs, media
+// objects as API v2 includes them), empty when there are none; times are
+// UTC ISO 8601 with milliseconds; booleans are True or False. Every field
+// is quoted as RFC 4180 requires, so text with commas, quotes or newlines
+// reads back intact with any CSV reader (twarc-csv writes a newline as the
+// two characters \n instead).
 var CSVColumns = []string{
 	"id", "conversation_id", "referenced_tweets.replied_to.id", "referenced_tweets.retweeted.id",
 	"referenced_tweets.quoted.id", "author_id", "in_reply_to_user_id", "in_reply_to_username",
 	"retweeted_user_id", "retweeted_username", "quoted_user_id", "quoted_username", "created_at", "text", "lang",
 	"source", "public_metrics.impression_count", "public_metrics.reply_count", "public_metrics.retweet_count",
 	"public_metrics.quote_count", "public_metrics.like_count", "entities.cashtags", "entities.hashtags",
-	"entities.mentions", "entities.urls", "attachments.media_keys", "author.id", "author.created_at",
+	"entities.mentions", "entities.urls", "attachments.media", "attachments.media_keys", "author.id", "author.created_at",
 	"author.username", "author.name", "author.description", "author.url", "author.location",
 	"author.pinned_tweet_id", "author.profile_image_url", "author.protected",
 	"author.public_metrics.followers_count", "author.public_metrics.following_count",
@@ -96,7 +100,7 @@ func csvRow(row []string, v *social.PostView) []string {
 		jsonList(e.Hashtags, func(t social.Tag) string { return "#" + t.Text }),
 		jsonList(e.Mentions, func(m social.Mention) string { return "@" + m.ScreenName }),
 		jsonList(e.URLs, func(u social.URL) string { return cmpOr(u.ExpandedURL, u.URL) }),
-		jsonList(e.Media, mediaKey),
+		jsonList(e.Media, newV2Media), jsonList(e.Media, mediaKey),
 		id(a.ID), optTime(a.CreatedAt), a.ScreenName, a.Name, a.Description, a.URL, a.Location, id(a.PinnedPostID),
 		a.ImageURL, pyBool(a.Protected), count(a.FollowersCount), count(a.FriendsCount), count(a.ListedCount),
 		count(a.StatusesCount), pyBool(a.Verified || a.BlueVerified),
@@ -141,19 +145,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// jsonList is a JSON array of the items' strings, "" when there are none.
-func jsonList[T any](items []T, str func(T) string) string {
+// jsonList is a JSON array of the items as conv makes them, "" when there
+// are none.
+func jsonList[T, U any](items []T, conv func(T) U) string {
 	if len(items) == 0 {
 		return ""
 	}
-	out := make([]string, len(items))
+	out := make([]U, len(items))
 	for i, x := range items {
-		out[i] = str(x)
+		out[i] = conv(x)
 	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(out) //nolint:errcheck // strings always encode
+	enc.Encode(out) //nolint:errcheck // strings and media objects always encode
 	return strings.TrimSuffix(b.String(), "\n")
 }
 

@@ -38,6 +38,7 @@ func researchParameters() map[string][]researchParameter {
 		"search_export": {{name: "format", schema: &schema{Type: "string", Enum: export.Formats()}},
 			{name: "limit", schema: integer(1, maxExportLimit)}},
 		"search_network": {{name: "format", schema: &schema{Type: "string", Enum: network.Formats()}},
+			{name: "part", schema: &schema{Type: "string", Enum: network.Parts()}},
 			{name: "edges", schema: &schema{Type: "string", Pattern: "^(" + strings.Join(edges, "|") + ")(,(" +
 				strings.Join(edges, "|") + "))*$"}},
 			{name: "min_degree", schema: integer(0, maxNetworkParam)}, {name: "max_nodes", schema: integer(1, maxNetworkParam)}},

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -236,9 +237,9 @@ func testSearchExport(t *testing.T, eng engine) {
 }
 
 // TestSearchNetwork: the network endpoint writes the network the store
-// gathers for the query, as GEXF or an edge list, charged one item per node
-// and per edge (told in the header X-Roost-Items); bad parameters are 422
-// naming them.
+// gathers for the query, as GEXF (charged one item per node and per edge)
+// or a CSV table of its edges or nodes (charged per row), the items told in
+// the header X-Roost-Items; bad parameters are 422 naming them.
 func TestSearchNetwork(t *testing.T) { eachEngine(t, testSearchNetwork) }
 
 func testSearchNetwork(t *testing.T, eng engine) {
@@ -276,10 +277,31 @@ func testSearchNetwork(t *testing.T, eng engine) {
 	}
 	w = e.do(call{path: "/social/search/network?query=the&edges=reply&format=csv&min_degree=2", key: key})
 	rows, err := csv.NewReader(w.Body).ReadAll()
-	if err != nil || w.Code != http.StatusOK || len(rows) < 2 || rows[1][2] != "reply" {
+	if err != nil || w.Code != http.StatusOK || len(rows) < 2 || rows[0][0] != "Source" || rows[1][3] != "reply" {
 		t.Errorf("csv: %d %v %d rows", w.Code, err, len(rows))
 	}
+	// part=nodes: the nodes table of the same network, charged a node a row.
+	q, _ = search.Parse("the", testNow)
+	g, err = network.Build(context.Background(), e.store, q, "", network.Options{Kinds: []network.Kind{network.Reply}, MinDegree: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := g.WriteCSV(&want, network.PartNodes); err != nil {
+		t.Fatal(err)
+	}
+	before := e.balance(t, id)
+	w = e.do(call{path: "/social/search/network?query=the&edges=reply&format=csv&part=nodes&min_degree=2", key: key})
+	if w.Code != http.StatusOK || w.Body.String() != want.String() || len(g.Nodes) == 0 ||
+		!strings.Contains(w.Header().Get("Content-Disposition"), "roost-network-nodes.csv") {
+		t.Errorf("csv nodes: %d %q %.200q, want %.200q", w.Code, w.Header().Get("Content-Disposition"), w.Body, want.String())
+	}
+	if spent := before - e.balance(t, id); spent != int64(len(g.Nodes))*billing.DefaultPrice {
+		t.Errorf("charged %d for %d nodes", spent, len(g.Nodes))
+	}
 	expect422(t, e, key, []badParam{
+		{"/social/search/network?query=the&part=nodes", "part"},
+		{"/social/search/network?query=the&format=csv&part=users", "part"},
 		{"/social/search/network?query=the&edges=likes", "edges"},
 		{"/social/search/network?query=the&format=dot", "format"},
 		{"/social/search/network?query=the&max_nodes=0", "max_nodes"},

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
+	"iter"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,9 +19,11 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	cdpnetwork "github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/roostapi/roost/network"
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
 )
@@ -39,9 +44,11 @@ func browserCtx(t *testing.T) context.Context {
 // TestSearchPage drives the search page in headless chromium over the
 // generated network: sign in with a key, a query typed and sent with the
 // keyboard, the posts the API returns, a page turn, Top, the chart and the
-// top lists drawn, a CSV downloaded whole, a 422 shown in words for a bad
-// query. Screenshots of the results and of the error go to the test's
-// artifact directory (go test -artifacts keeps them).
+// top lists drawn, a CSV downloaded whole, the network downloaded as GEXF
+// (every node and edge the store gathers), a bad query answered with HTTP
+// 422 (read from the browser's network events) and shown in words.
+// Screenshots of the results and of the error go to the test's artifact
+// directory (go test -artifacts keeps them).
 func TestSearchPage(t *testing.T) {
 	e, _ := genEnv(t, engines()[0])
 	ctx := browserCtx(t)
@@ -88,9 +95,31 @@ func TestSearchPage(t *testing.T) {
 	var balance, page, afterSlash, alertText string
 	var p1, p2, pTop []string
 	var bars, tags, users int
-	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	nextDownload, stopDownloads := iter.Pull2(chromedp.Events(ctx, browser.DownloadProgress))
+	defer stopDownloads()
+	// downloaded waits for the next download to complete and reads it.
+	downloaded := func() []byte {
+		t.Helper()
+		for {
+			ev, err, ok := nextDownload()
+			if err != nil || !ok {
+				t.Fatalf("waiting for a download: %v", err)
+			}
+			if ev.State == browser.DownloadProgressStateCompleted {
+				data, err := os.ReadFile(filepath.Join(downloads, ev.GUID))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}
+		}
+	}
+	responses := chromedp.Events(ctx, cdpnetwork.ResponseReceived)
 	err = chromedp.Do(ctx,
 		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			if _, err := chromedp.Call(ctx, cdpnetwork.Enable, cdpnetwork.EnableParams{}); err != nil {
+				return err
+			}
 			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: downloads, EventsEnabled: new(true)})
 			return err
@@ -145,20 +174,7 @@ func TestSearchPage(t *testing.T) {
 		t.Errorf("chart bars %d, top hashtags %d, top users %d, page %q, focus after / %q", bars, tags, users, page, afterSlash)
 	}
 
-	var guid string
-	for ev, err := range progress {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.State == browser.DownloadProgressStateCompleted {
-			guid = ev.GUID
-			break
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(downloads, guid))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := downloaded()
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	var total int64
 	buckets, _ := e.store.SearchCounts(context.Background(), q, social.Day)
@@ -167,6 +183,47 @@ func TestSearchPage(t *testing.T) {
 	}
 	if err != nil || int64(len(rows)-1) != total || rows[0][0] != "id" {
 		t.Errorf("downloaded CSV: %d rows (%v), want %d posts", len(rows)-1, err, total)
+	}
+
+	// The network of the query, as GEXF: every edge kind, every node.
+	var dlStatus string
+	err = chromedp.Do(ctx,
+		chromedp.Click(css("#dl-gexf")),
+		poll(`document.getElementById('dl-status').textContent.startsWith('Downloaded roost-network.gexf')`),
+		eval(`document.getElementById('dl-status').textContent`, &dlStatus),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gexf := downloaded()
+	g, err := network.Build(context.Background(), e.store, q, "the", network.Options{Kinds: network.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName xml.Name `xml:"gexf"`
+		Nodes   []struct {
+			ID string `xml:"id,attr"`
+		} `xml:"graph>nodes>node"`
+		Edges []struct {
+			Weight int64  `xml:"weight,attr"`
+			Kind   string `xml:"kind,attr"`
+		} `xml:"graph>edges>edge"`
+	}
+	if err := xml.Unmarshal(gexf, &doc); err != nil {
+		t.Fatalf("downloaded GEXF: %v %.200s", err, gexf)
+	}
+	var weight, wantWeight int64
+	for _, ed := range doc.Edges {
+		weight += ed.Weight
+	}
+	for _, ed := range g.Edges {
+		wantWeight += ed.Weight
+	}
+	if len(doc.Nodes) != len(g.Nodes) || len(doc.Edges) != len(g.Edges) || weight != wantWeight || len(g.Edges) == 0 ||
+		!strings.Contains(dlStatus, strconv.Itoa(len(gexf))+" bytes") {
+		t.Errorf("downloaded GEXF: %d nodes, %d edges of weight %d (%q); the store gathers %d, %d, %d",
+			len(doc.Nodes), len(doc.Edges), weight, dlStatus, len(g.Nodes), len(g.Edges), wantWeight)
 	}
 
 	err = chromedp.Do(ctx,
@@ -184,6 +241,20 @@ func TestSearchPage(t *testing.T) {
 	}
 	if !strings.Contains(alertText, "Invalid query") || !strings.Contains(alertText, "query:") {
 		t.Errorf("bad query shows %q", alertText)
+	}
+	// The answer to the bad query's search, as the browser received it.
+	badStatus := int64(0)
+	for ev, err := range responses {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, err := url.Parse(ev.Response.URL); err == nil && u.Path == "/social/search" && u.Query().Get("query") == "(the" {
+			badStatus = ev.Response.Status
+			break
+		}
+	}
+	if badStatus != http.StatusUnprocessableEntity {
+		t.Errorf("the bad query's search answered HTTP %d, want 422", badStatus)
 	}
 	path := filepath.Join(t.ArtifactDir(), "search-error.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {

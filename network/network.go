@@ -1,6 +1,7 @@
 // Package network builds the network of who replied to, quoted, reposted
 // and mentioned whom among the posts a search query matches, and writes it
-// for Gephi and other graph tools (GEXF, GraphML, CSV edge lists).
+// for Gephi and other graph tools (GEXF, GraphML, CSV tables of edges and
+// of nodes).
 package network
 
 import (
@@ -55,8 +56,8 @@ type Node struct {
 	Followers  int64
 	// Posts is how many of the matching posts the user wrote.
 	Posts int64
-	// Degree is the number of edges at the node, Weight the sum of their
-	// weights.
+	// Degree is the number of edges at the node in the graph (after
+	// pruning), Weight the sum of their weights.
 	Degree, Weight int64
 }
 
@@ -82,11 +83,13 @@ func (g *Graph) Len() int { return len(g.Nodes) + len(g.Edges) }
 // Options choose what a network holds.
 type Options struct {
 	Kinds []Kind
-	// MinDegree drops the nodes with fewer edges (one pass, before
-	// MaxNodes).
+	// MinDegree, when positive, leaves out the nodes with fewer edges in
+	// the output: every node written has at least MinDegree edges among
+	// the nodes written (each kind of edge counts).
 	MinDegree int
-	// MaxNodes, when positive, keeps the nodes of most weight (then most
-	// posts, then key) and the edges between them.
+	// MaxNodes, when positive, keeps at most that many nodes: those of most
+	// weight (then most posts, then key) once MinDegree is applied, and the
+	// edges between them.
 	MaxNodes int
 }
 
@@ -300,34 +303,104 @@ func cmpKey(a, b string) int {
 	return cmp.Compare(a, b)
 }
 
-// prune applies MinDegree, then MaxNodes, and drops the edges of the
-// nodes dropped. Degrees and weights stay those of the whole network.
+// prune applies MinDegree and MaxNodes so that the output holds what they
+// say: every node kept has at least MinDegree edges among the nodes kept.
+// Nodes with fewer are dropped, again and again (each drop takes edges
+// from others); then, over MaxNodes, the nodes of most weight (then most
+// posts, then key) are kept, and the dropping goes on. Degrees and weights
+// are those of the output.
 func (g *Graph) prune(opt Options) {
-	keep := map[string]bool{}
-	nodes := g.Nodes[:0]
-	for _, n := range g.Nodes {
-		if n.Degree >= int64(opt.MinDegree) {
+	for {
+		g.dropLowDegree(int64(opt.MinDegree))
+		if opt.MaxNodes <= 0 || len(g.Nodes) <= opt.MaxNodes {
+			break
+		}
+		slices.SortFunc(g.Nodes, func(a, b Node) int {
+			return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(b.Posts, a.Posts), cmpKey(a.Key, b.Key))
+		})
+		g.keep(g.Nodes[:opt.MaxNodes])
+	}
+	g.sort()
+}
+
+// dropLowDegree drops the nodes with fewer than min edges, and then those
+// that come to have fewer by the drops, in time linear in the graph.
+func (g *Graph) dropLowDegree(min int64) {
+	if min <= 0 {
+		return
+	}
+	at := make(map[string]int, len(g.Nodes))
+	for i := range g.Nodes {
+		at[g.Nodes[i].Key] = i
+	}
+	degree := make([]int64, len(g.Nodes))
+	edgesAt := make([][]int, len(g.Nodes))
+	for j, e := range g.Edges {
+		s, t := at[e.Source], at[e.Target]
+		degree[s]++
+		degree[t]++
+		edgesAt[s] = append(edgesAt[s], j)
+		edgesAt[t] = append(edgesAt[t], j)
+	}
+	dropped := make([]bool, len(g.Nodes))
+	var queue []int
+	for i, d := range degree {
+		if d < min {
+			dropped[i] = true
+			queue = append(queue, i)
+		}
+	}
+	if len(queue) == 0 {
+		return
+	}
+	gone := make([]bool, len(g.Edges))
+	for len(queue) > 0 {
+		i := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, j := range edgesAt[i] {
+			if gone[j] {
+				continue
+			}
+			gone[j] = true
+			for _, k := range []int{at[g.Edges[j].Source], at[g.Edges[j].Target]} {
+				if degree[k]--; !dropped[k] && degree[k] < min {
+					dropped[k] = true
+					queue = append(queue, k)
+				}
+			}
+		}
+	}
+	nodes := make([]Node, 0, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if !dropped[i] {
 			nodes = append(nodes, n)
 		}
 	}
-	if opt.MaxNodes > 0 && len(nodes) > opt.MaxNodes {
-		slices.SortFunc(nodes, func(a, b Node) int {
-			return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(b.Posts, a.Posts), cmpKey(a.Key, b.Key))
-		})
-		nodes = nodes[:opt.MaxNodes]
+	g.keep(nodes)
+}
+
+// keep makes nodes the graph's nodes, drops the edges of the others and
+// counts degrees and weights again.
+func (g *Graph) keep(nodes []Node) {
+	at := make(map[string]int, len(nodes))
+	for i := range nodes {
+		nodes[i].Degree, nodes[i].Weight = 0, 0
+		at[nodes[i].Key] = i
 	}
-	for _, n := range nodes {
-		keep[n.Key] = true
-	}
-	g.Nodes = nodes
 	edges := g.Edges[:0]
 	for _, e := range g.Edges {
-		if keep[e.Source] && keep[e.Target] {
-			edges = append(edges, e)
+		s, sok := at[e.Source]
+		t, tok := at[e.Target]
+		if !sok || !tok {
+			continue
 		}
+		edges = append(edges, e)
+		nodes[s].Degree++
+		nodes[t].Degree++
+		nodes[s].Weight += e.Weight
+		nodes[t].Weight += e.Weight
 	}
-	g.Edges = edges
-	g.sort()
+	g.Nodes, g.Edges = nodes, edges
 }
 
 // compareBool orders false before true.

@@ -135,49 +135,141 @@ func TestNetwork(t *testing.T) {
 					kinds[network.Repost] == 0 || kinds[network.Mention] == 0) {
 					t.Errorf("%q: edges by kind %v, want every kind", text, kinds)
 				}
+				authors := 0
 				for _, n := range g.Nodes {
 					if n.Posts != wantPosts[n.Key] || (n.UserID != 0 && n.ScreenName == "") {
 						t.Errorf("%q: node %+v, want %d posts", text, n, wantPosts[n.Key])
 					}
+					if n.Posts > 0 {
+						authors++
+					}
+					if want := followers(t, s, n.UserID); n.Followers != want {
+						t.Errorf("%q: node %s has %d followers, the store says %d", text, n.Key, n.Followers, want)
+					}
+				}
+				if authors != len(wantPosts) {
+					t.Errorf("%q: %d nodes wrote posts, want %d authors", text, authors, len(wantPosts))
 				}
 				checkFormats(t, g)
 			}
 			q, _ := search.Parse("include:nativeretweets", time.Now())
-			g, err := network.Build(ctx, s, q, "", network.Options{Kinds: []network.Kind{network.Reply}, MinDegree: 2})
+			all, err := network.Build(ctx, s, q, "", network.Options{Kinds: network.Kinds()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			keep := map[string]bool{}
-			for _, n := range g.Nodes {
-				keep[n.Key] = true
-				if n.Degree < 2 {
-					t.Errorf("min degree 2 kept %+v", n)
+			for _, opt := range []network.Options{
+				{MinDegree: 2}, {MinDegree: 6}, {MaxNodes: 10}, {MinDegree: 2, MaxNodes: 10}, {MinDegree: 3, MaxNodes: 25},
+			} {
+				opt.Kinds = network.Kinds()
+				g, err := network.Build(ctx, s, q, "", opt)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for _, e := range g.Edges {
-				if !keep[e.Source] || !keep[e.Target] || e.Kind != network.Reply {
-					t.Errorf("min degree 2 kept edge %+v", e)
-				}
-			}
-			all, _ := network.Build(ctx, s, q, "", network.Options{Kinds: network.Kinds()})
-			top, _ := network.Build(ctx, s, q, "", network.Options{Kinds: network.Kinds(), MaxNodes: 10})
-			if len(top.Nodes) != 10 || len(top.Edges) == 0 {
-				t.Fatalf("max 10 nodes: %d nodes, %d edges", len(top.Nodes), len(top.Edges))
-			}
-			var least int64 = 1 << 62
-			for _, n := range top.Nodes {
-				least = min(least, n.Weight)
-			}
-			above := 0
-			for _, n := range all.Nodes {
-				if n.Weight > least {
-					above++
-				}
-			}
-			if above > 10 {
-				t.Errorf("max 10 nodes: %d nodes weigh more than the least kept (%d)", above, least)
+				checkPruned(t, all, g, opt)
 			}
 		})
+	}
+}
+
+// followers is the follower count the store holds for a user (0 for none).
+func followers(t *testing.T, s social.Store, id int64) int64 {
+	t.Helper()
+	if id == 0 {
+		return 0
+	}
+	us, err := s.UsersByIDs(context.Background(), []int64{id})
+	if err != nil || len(us) != 1 {
+		t.Fatalf("user %d: %v %d", id, err, len(us))
+	}
+	return us[0].FollowersCount
+}
+
+// outDegrees counts each node's edges in g itself.
+func outDegrees(g *network.Graph) (map[string]int64, map[string]int64) {
+	deg, weight := map[string]int64{}, map[string]int64{}
+	for _, e := range g.Edges {
+		deg[e.Source]++
+		deg[e.Target]++
+		weight[e.Source] += e.Weight
+		weight[e.Target] += e.Weight
+	}
+	return deg, weight
+}
+
+// checkPruned: g, all pruned by opt, holds what --min-degree and
+// --max-nodes say: every node has at least MinDegree edges in g itself,
+// at most MaxNodes nodes, every edge of all between two kept nodes; with
+// MinDegree alone, g is the largest such network (all peeled one node at
+// a time until none has fewer edges); with MaxNodes alone, the nodes of
+// most weight.
+func checkPruned(t *testing.T, all, g *network.Graph, opt network.Options) {
+	t.Helper()
+	deg, weight := outDegrees(g)
+	keep := map[string]bool{}
+	for _, n := range g.Nodes {
+		keep[n.Key] = true
+		if deg[n.Key] < int64(opt.MinDegree) || n.Degree != deg[n.Key] || n.Weight != weight[n.Key] {
+			t.Errorf("%+v: node %s has %d edges (weight %d) in the output, says %d (%d)", opt, n.Key, deg[n.Key],
+				weight[n.Key], n.Degree, n.Weight)
+		}
+	}
+	if opt.MaxNodes > 0 && len(g.Nodes) > opt.MaxNodes || len(g.Nodes) == 0 {
+		t.Errorf("%+v: %d nodes", opt, len(g.Nodes))
+	}
+	var between int
+	for _, e := range all.Edges {
+		if keep[e.Source] && keep[e.Target] {
+			between++
+		}
+	}
+	if between != len(g.Edges) {
+		t.Errorf("%+v: %d edges, %d between the nodes kept", opt, len(g.Edges), between)
+	}
+	if opt.MaxNodes == 0 {
+		// Peel by hand: drop one node with fewer edges at a time.
+		alive := map[string]bool{}
+		for _, n := range all.Nodes {
+			alive[n.Key] = true
+		}
+		for changed := true; changed; {
+			changed = false
+			d := map[string]int64{}
+			for _, e := range all.Edges {
+				if alive[e.Source] && alive[e.Target] {
+					d[e.Source]++
+					d[e.Target]++
+				}
+			}
+			for k := range alive {
+				if d[k] < int64(opt.MinDegree) {
+					delete(alive, k)
+					changed = true
+					break
+				}
+			}
+		}
+		if len(alive) != len(g.Nodes) {
+			t.Errorf("%+v: %d nodes, peeling by hand keeps %d", opt, len(g.Nodes), len(alive))
+		}
+	}
+	if opt.MinDegree == 0 && opt.MaxNodes > 0 {
+		whole := map[string]int64{}
+		for _, n := range all.Nodes {
+			whole[n.Key] = n.Weight
+		}
+		var least int64 = 1 << 62
+		for _, n := range g.Nodes {
+			least = min(least, whole[n.Key])
+		}
+		above := 0
+		for _, n := range all.Nodes {
+			if n.Weight > least {
+				above++
+			}
+		}
+		if above > opt.MaxNodes {
+			t.Errorf("%+v: %d nodes weigh more than the least kept (%d)", opt, above, least)
+		}
 	}
 }
 
@@ -190,10 +282,11 @@ func checkFormats(t *testing.T, g *network.Graph) {
 		}
 		switch f {
 		case network.FormatCSV:
-			rows, err := csv.NewReader(&buf).ReadAll()
-			if err != nil || len(rows) != len(g.Edges)+1 {
-				t.Errorf("csv: %d rows (%v), want %d", len(rows), err, len(g.Edges)+1)
+			var nodes bytes.Buffer
+			if err := g.WriteCSV(&nodes, network.PartNodes); err != nil {
+				t.Fatal(err)
 			}
+			checkCSV(t, g, buf.Bytes(), nodes.Bytes())
 		default:
 			var doc struct {
 				Nodes []struct {
@@ -209,6 +302,42 @@ func checkFormats(t *testing.T, g *network.Graph) {
 			if n, e := len(doc.Nodes)+len(doc.MLNodes), len(doc.Edges)+len(doc.MLEdges); n != len(g.Nodes) || e != len(g.Edges) {
 				t.Errorf("%s: %d nodes and %d edges, want %d and %d", f, n, e, len(g.Nodes), len(g.Edges))
 			}
+		}
+	}
+}
+
+// checkCSV: the CSV tables hold every edge and every node of g, field by
+// field, under the headers Gephi's spreadsheet import reads.
+func checkCSV(t *testing.T, g *network.Graph, edges, nodes []byte) {
+	t.Helper()
+	names := map[string]string{}
+	for _, n := range g.Nodes {
+		names[n.Key] = n.ScreenName
+	}
+	rows, err := csv.NewReader(bytes.NewReader(edges)).ReadAll()
+	if err != nil || len(rows) != len(g.Edges)+1 || strings.Join(rows[0], ",") !=
+		"Source,Target,Type,Kind,Weight,source_screen_name,target_screen_name" {
+		t.Fatalf("edges csv: %d rows (%v), want %d; header %q", len(rows), err, len(g.Edges)+1, rows[0])
+	}
+	for i, e := range g.Edges {
+		want := []string{e.Source, e.Target, "Directed", string(e.Kind), strconv.FormatInt(e.Weight, 10), names[e.Source], names[e.Target]}
+		if strings.Join(rows[i+1], "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("edge row %d: %q, want %q", i, rows[i+1], want)
+		}
+	}
+	rows, err = csv.NewReader(bytes.NewReader(nodes)).ReadAll()
+	if err != nil || len(rows) != len(g.Nodes)+1 || strings.Join(rows[0], ",") !=
+		"Id,Label,screen_name,name,user_id,followers_count,posts" {
+		t.Fatalf("nodes csv: %d rows (%v), want %d; header %q", len(rows), err, len(g.Nodes)+1, rows[0])
+	}
+	for i, n := range g.Nodes {
+		id := ""
+		if n.UserID != 0 {
+			id = strconv.FormatInt(n.UserID, 10)
+		}
+		want := []string{n.Key, n.ScreenName, n.ScreenName, n.Name, id, strconv.FormatInt(n.Followers, 10), strconv.FormatInt(n.Posts, 10)}
+		if strings.Join(rows[i+1], "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("node row %d: %q, want %q", i, rows[i+1], want)
 		}
 	}
 }

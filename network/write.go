@@ -6,13 +6,36 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/roostapi/roost/social"
 )
 
 // Formats a network is written in.
 const (
 	FormatGEXF    = "gexf"    // GEXF 1.3, Gephi's own
 	FormatGraphML = "graphml" // GraphML
-	FormatCSV     = "csv"     // an edge list: source, target, kind, weight, and both screen names
+	FormatCSV     = "csv"     // two tables for Gephi's spreadsheet import: edges, nodes
+)
+
+// The tables of a network as CSV, as Gephi's spreadsheet import reads them
+// (Data Laboratory, Import Spreadsheet: the nodes table, then the edges
+// table into the same workspace).
+const (
+	// PartEdges is the edges table: Source, Target (node ids), Type
+	// (Directed), Kind, Weight, and both ends' screen names.
+	PartEdges = "edges"
+	// PartNodes is the nodes table: Id, Label (the screen name),
+	// screen_name, name, user_id, followers_count, posts (in the set).
+	PartNodes = "nodes"
+)
+
+// Parts lists the CSV tables, edges first.
+func Parts() []string { return []string{PartEdges, PartNodes} }
+
+// EdgeColumns and NodeColumns are the headers of the CSV tables.
+var (
+	EdgeColumns = []string{"Source", "Target", "Type", "Kind", "Weight", "source_screen_name", "target_screen_name"}
+	NodeColumns = []string{"Id", "Label", "screen_name", "name", "user_id", "followers_count", "posts"}
 )
 
 // Formats lists the formats in the order they are documented.
@@ -26,7 +49,8 @@ func ContentType(format string) string {
 	return "application/xml; charset=utf-8"
 }
 
-// Write writes g in format.
+// Write writes g in format; FormatCSV writes the edges table (WriteCSV
+// writes either).
 func (g *Graph) Write(w io.Writer, format string) error {
 	var err error
 	switch format {
@@ -35,7 +59,7 @@ func (g *Graph) Write(w io.Writer, format string) error {
 	case FormatGraphML:
 		err = g.writeXML(w, g.graphml())
 	case FormatCSV:
-		err = g.writeCSV(w)
+		return g.WriteCSV(w, PartEdges)
 	default:
 		return fmt.Errorf("network: format %q: must be gexf, graphml or csv", format)
 	}
@@ -58,18 +82,34 @@ func (g *Graph) writeXML(w io.Writer, doc any) error {
 	return err
 }
 
-func (g *Graph) writeCSV(w io.Writer) error {
-	names := map[string]string{}
-	for _, n := range g.Nodes {
-		names[n.Key] = n.ScreenName
-	}
+// WriteCSV writes one table of g as CSV: PartEdges or PartNodes.
+func (g *Graph) WriteCSV(w io.Writer, part string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"source", "target", "kind", "weight", "source_username", "target_username"}) //nolint:errcheck // Flush reports it
-	for _, e := range g.Edges {
-		cw.Write([]string{e.Source, e.Target, string(e.Kind), strconv.FormatInt(e.Weight, 10), names[e.Source], names[e.Target]}) //nolint:errcheck
+	switch part {
+	case PartEdges:
+		names := make(map[string]string, len(g.Nodes))
+		for _, n := range g.Nodes {
+			names[n.Key] = n.ScreenName
+		}
+		cw.Write(EdgeColumns) //nolint:errcheck // Flush reports it
+		for _, e := range g.Edges {
+			cw.Write([]string{e.Source, e.Target, "Directed", string(e.Kind), strconv.FormatInt(e.Weight, 10), //nolint:errcheck
+				names[e.Source], names[e.Target]})
+		}
+	case PartNodes:
+		cw.Write(NodeColumns) //nolint:errcheck
+		for _, n := range g.Nodes {
+			cw.Write([]string{n.Key, n.ScreenName, n.ScreenName, n.Name, userID(n), //nolint:errcheck
+				strconv.FormatInt(n.Followers, 10), strconv.FormatInt(n.Posts, 10)})
+		}
+	default:
+		return fmt.Errorf("network: csv table %q: must be edges or nodes: %w", part, social.ErrInvalid)
 	}
 	cw.Flush()
-	return cw.Error()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("network: write csv %s: %w", part, err)
+	}
+	return nil
 }
 
 // GEXF 1.3 (gexf.net).

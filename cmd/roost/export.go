@@ -21,6 +21,11 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", export.FormatCSV, "csv (twarc-csv columns), jsonl (roost's post shape), ids, v1 (API v1.1) or v2 (API v2 pages)")
 	out := fs.String("out", "", "file to write (default: standard output); written whole or not at all")
 	limit := fs.Int64("limit", 0, "stop after this many posts (default: all)")
+	flags := fs.Usage
+	fs.Usage = func() {
+		flags()
+		fmt.Fprint(e.stdout, exportNote)
+	}
 	text, err := queryArgs(fs, args)
 	if err != nil {
 		return err
@@ -58,6 +63,17 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	})
 }
 
+// exportNote ends roost export --help.
+const exportNote = `
+QUERY is a search query, as /social/search takes it; native reposts match
+only with include:nativeretweets. The query include:nativeretweets alone
+matches every post the database holds, reposts included: it exports the
+whole database, streamed (memory stays flat however many posts).
+
+Progress goes to standard error: a bar on a terminal (the matches are
+counted first), elsewhere a line every 5 seconds ("exporting: N posts (R/s)").
+`
+
 // exportBar is the progress of an export on standard error: on a terminal
 // a bar over the number of matches (counted first), elsewhere a line every
 // few seconds.
@@ -75,7 +91,7 @@ func exportBar(ctx context.Context, e *env, s social.Store, q *search.Query, lim
 			total = min(total, limit)
 		}
 	}
-	return newBar(e.stderr, "exporting", total, "posts"), nil
+	return newBar(e, "exporting", total, "posts"), nil
 }
 
 // toFile runs write on path (standard output when ""): a file is written

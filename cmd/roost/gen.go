@@ -43,7 +43,7 @@ func cmdGen(ctx context.Context, e *env, args []string) error {
 // generate writes a network and reports progress on stderr.
 func generate(ctx context.Context, e *env, w social.Writer, cfg gen.Config) (gen.Summary, error) {
 	start := time.Now()
-	p := newBar(e.stderr, "generating", int64(cfg.Posts), "posts")
+	p := newBar(e, "generating", int64(cfg.Posts), "posts")
 	sum, err := gen.Generate(ctx, w, cfg, func(n int) { p.Set(int64(n)) })
 	p.Finish()
 	if err != nil {

@@ -114,7 +114,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	} else if job.IDs != nil {
 		total = int64(len(job.IDs))
 	}
-	bar := newBar(e.stderr, "harvest "+what, total, "items")
+	bar := newBar(e, "harvest "+what, total, "items")
 	save := func(cp *harvest.Checkpoint) error {
 		if file != nil {
 			cp.Offset = file.Offset

@@ -113,7 +113,7 @@ func TestHarvestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	now := start
-	show := harvestProgress(newLineBar(&buf, "harvest search", 400, "items", func() time.Time { return now }))
+	show := harvestProgress(newLineBar(&buf, "harvest search", 400, "items", 5*time.Second, func() time.Time { return now }))
 	now = start.Add(2 * time.Second)
 	show(harvest.Stats{Pages: 2, Items: 40, Spent: 8_000})
 	if buf.Len() != 0 {
@@ -129,7 +129,7 @@ func TestHarvestProgressLines(t *testing.T) {
 		t.Fatalf("lines\n%s\nwant\n%s", buf.String(), want)
 	}
 	buf.Reset()
-	show = harvestProgress(newLineBar(&buf, "harvest search", -1, "items", func() time.Time { return now }))
+	show = harvestProgress(newLineBar(&buf, "harvest search", -1, "items", 5*time.Second, func() time.Time { return now }))
 	now = now.Add(5 * time.Second)
 	show(harvest.Stats{Pages: 1, Items: 20, Spent: 4_000})
 	if want := "harvest search: 20 items, 1 page, 0.004 USD (4 items/s)\n"; buf.String() != want {

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -34,7 +35,14 @@ type env struct {
 	log    *slog.Logger
 	// lookupEnv reads the process environment (ROOST_* settings).
 	lookupEnv func(string) (string, bool)
+	// progressEvery is how often progress is written where stderr is not
+	// a terminal (progressInterval; tests shorten it).
+	progressEvery time.Duration
 }
+
+// progressInterval is how often a long command writes a progress line to
+// a standard error that is not a terminal.
+const progressInterval = 5 * time.Second
 
 // command is one subcommand.
 type command struct {
@@ -74,7 +82,7 @@ func usageError(format string, a ...any) error {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv,
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, lookupEnv: os.LookupEnv, progressEvery: progressInterval,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if len(args) == 0 {
 		topUsage(stderr)

@@ -26,13 +26,14 @@ type progress interface {
 	Finish()
 }
 
-// newBar shows a progress bar on a terminal and a plain line every few
-// seconds anywhere else (logs, CI).
-func newBar(w io.Writer, what string, total int64, unit string) progress {
+// newBar shows a progress bar on e's standard error where it is a terminal,
+// and a plain line every e.progressEvery anywhere else (logs, CI).
+func newBar(e *env, what string, total int64, unit string) progress {
+	w := e.stderr
 	if isTerminal(w) {
 		return newTermBar(w, what, total, unit)
 	}
-	return newLineBar(w, what, total, unit, time.Now)
+	return newLineBar(w, what, total, unit, e.progressEvery, time.Now)
 }
 
 // newTermBar is a bar with the count, its rate and the time left, the
@@ -71,9 +72,9 @@ func (b *termBar) Detail(s string) {
 	b.bar.Describe(b.what + " (" + s + ")")
 }
 
-// lineBar writes "what: n/total unit, detail (rate unit/s)" at most every
-// 5 seconds ("what: n unit, …" when the total is not known: 0 or less;
-// no ", detail" without one).
+// lineBar writes "what: n/total unit, detail (rate unit/s)" at most once
+// every interval ("what: n unit, …" when the total is not known: 0 or
+// less; no ", detail" without one).
 type lineBar struct {
 	mu          sync.Mutex
 	w           io.Writer
@@ -81,19 +82,20 @@ type lineBar struct {
 	detail      string
 	total       int64
 	now         func() time.Time
+	every       time.Duration
 	start, last time.Time
 }
 
-func newLineBar(w io.Writer, what string, total int64, unit string, now func() time.Time) *lineBar {
+func newLineBar(w io.Writer, what string, total int64, unit string, every time.Duration, now func() time.Time) *lineBar {
 	t := now()
-	return &lineBar{w: w, what: what, total: total, unit: unit, now: now, start: t, last: t}
+	return &lineBar{w: w, what: what, total: total, unit: unit, every: every, now: now, start: t, last: t}
 }
 
 func (b *lineBar) Set(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.now()
-	if t.Sub(b.last) < 5*time.Second {
+	if t.Sub(b.last) < b.every {
 		return
 	}
 	b.last = t

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/internal/syncbuf"
 )
 
 // researchDB is a small generated network for the research commands.
@@ -31,6 +38,51 @@ func TestResearchHelp(t *testing.T) {
 	}
 	if code, out, _ := roost(t, "--help"); code != 0 || !strings.Contains(out, "network") || !strings.Contains(out, "export") {
 		t.Errorf("--help: %q", out)
+	}
+	if _, out, _ := roost(t, "export", "--help"); !strings.Contains(out, "The query include:nativeretweets alone\nmatches every post") ||
+		!strings.Contains(out, "a line every 5 seconds") {
+		t.Errorf("export --help does not name the query of the whole database or the progress: %q", out)
+	}
+	if _, out, _ := roost(t, "network", "--help"); !strings.Contains(out, "-part") || !strings.Contains(out, "FILE-nodes.csv") ||
+		!strings.Contains(out, "in the output") {
+		t.Errorf("network --help does not name the CSV tables or what --min-degree counts: %q", out)
+	}
+}
+
+// TestExportProgress: roost export of a set of several chunks writes a
+// progress line per interval to a standard error that is not a terminal
+// (here every chunk: the interval is shortened), the counts rising to the
+// whole set, and include:nativeretweets exports every post.
+func TestExportProgress(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	if code, _, errOut := roost(t, "gen", "--db", db, "--users", "50", "--posts", "3500", "--seed", "4"); code != 0 {
+		t.Fatalf("gen: %s", errOut)
+	}
+	var out, errb syncbuf.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, lookupEnv: func(string) (string, bool) { return "", false },
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), progressEvery: time.Nanosecond}
+	file := filepath.Join(t.TempDir(), "all.csv")
+	if err := cmdExport(context.Background(), e, []string{"--db", db, "--out", file, "include:nativeretweets"}); err != nil {
+		t.Fatal(err)
+	}
+	var counts []int
+	for _, line := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+		var n int
+		var rate float64
+		if _, err := fmt.Sscanf(line, "exporting: %d posts (%f posts/s)", &n, &rate); err == nil {
+			counts = append(counts, n)
+		}
+	}
+	if !slices.Equal(counts, []int{1000, 2000, 3000, 3500}) || !strings.HasSuffix(errb.String(), "exported 3500 posts\n") ||
+		strings.Contains(errb.String(), "\r") || out.String() != "" {
+		t.Errorf("progress %v; stderr %q, stdout %q", counts, errb.String(), out.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := csv.NewReader(strings.NewReader(string(data))).ReadAll(); err != nil || len(rows) != 3501 {
+		t.Errorf("%d rows (%v), want 3,500 posts", len(rows)-1, err)
 	}
 }
 
@@ -105,7 +157,8 @@ func TestResearchCommands(t *testing.T) {
 }
 
 // TestNetworkCommand: roost network writes a GEXF file Gephi reads (nodes
-// and weighted edges), or an edge list; bad flags are usage errors.
+// and weighted edges), or CSV tables of edges and nodes (both, side by
+// side, with --out; one with --part); bad flags are usage errors.
 func TestNetworkCommand(t *testing.T) {
 	db := researchDB(t)
 	file := filepath.Join(t.TempDir(), "n.gexf")
@@ -120,8 +173,49 @@ func TestNetworkCommand(t *testing.T) {
 	}
 	code, out, errOut := roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "the")
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if code != 0 || err != nil || len(rows) < 2 || rows[1][2] != "reply" || strings.Contains(errOut, "note:") {
+	if code != 0 || err != nil || len(rows) < 2 || rows[0][0] != "Source" || rows[1][3] != "reply" ||
+		!strings.Contains(errOut, "note: standard output holds the edges table; --part nodes writes the nodes") {
 		t.Fatalf("network csv: %d %v %q %s", code, err, out, errOut)
+	}
+	stdoutEdges := out
+	code, out, _ = roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "--part", "nodes", "the")
+	stdoutNodes := out
+	if code != 0 || !strings.HasPrefix(out, "Id,Label,screen_name,name,user_id,followers_count,posts\n") {
+		t.Fatalf("network csv --part nodes: %d %.200q", code, out)
+	}
+
+	// --out FILE.csv: the edges in FILE.csv, the nodes beside it, the same
+	// tables as on standard output; every edge's ends are nodes.
+	dir := t.TempDir()
+	code, _, errOut = roost(t, "network", "--db", db, "--edges", "reply", "--format", "csv", "--out", filepath.Join(dir, "net.csv"), "the")
+	edges, err1 := os.ReadFile(filepath.Join(dir, "net.csv"))
+	nodes, err2 := os.ReadFile(filepath.Join(dir, "net-nodes.csv"))
+	if code != 0 || err1 != nil || err2 != nil || string(edges) != stdoutEdges || string(nodes) != stdoutNodes ||
+		strings.Contains(errOut, "note:") || !strings.Contains(errOut, "the nodes to "+filepath.Join(dir, "net-nodes.csv")) {
+		t.Fatalf("network csv --out: %d %v %v %s", code, err1, err2, errOut)
+	}
+	ids := map[string]bool{}
+	nodeRows, err := csv.NewReader(strings.NewReader(string(nodes))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range nodeRows[1:] {
+		ids[r[0]] = true
+		if r[1] == "" || r[4] != r[0] {
+			t.Errorf("node row %q: want a label and the user id", r)
+		}
+	}
+	for _, r := range rows[1:] {
+		if !ids[r[0]] || !ids[r[1]] {
+			t.Errorf("edge %q: an end is not in the nodes table", r)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*partial*"))
+	if len(matches) != 0 {
+		t.Errorf("left behind: %v", matches)
+	}
+	if got := nodesPath("a/net"); got != "a/net-nodes" {
+		t.Errorf("nodesPath(a/net) = %q", got)
 	}
 	if code, _, errOut := roost(t, "network", "--db", db, "--format", "graphml", "the"); code != 0 ||
 		!strings.Contains(errOut, "add include:nativeretweets to the query for repost edges") {
@@ -134,6 +228,8 @@ func TestNetworkCommand(t *testing.T) {
 		{[]string{"network", "--db", db, "--edges", "likes", "x"}, "--edges must be"},
 		{[]string{"network", "--db", db, "--format", "dot", "x"}, "--format must be one of gexf, graphml, csv"},
 		{[]string{"network", "--db", db, "--min-degree", "-1", "x"}, "must not be negative"},
+		{[]string{"network", "--db", db, "--part", "nodes", "x"}, "--part is edges or nodes, with --format csv"},
+		{[]string{"network", "--db", db, "--format", "csv", "--part", "users", "x"}, "--part is edges or nodes"},
 	} {
 		code, _, errOut := roost(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
