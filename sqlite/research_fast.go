@@ -2,8 +2,16 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
@@ -96,37 +104,97 @@ func (m indexMatch) match(marked bool, extra string) string {
 	if extra != "" {
 		e += " AND " + extra
 	}
-	if marked {
-		e += " AND (" + ftsMark(markInexact) + " OR " + ftsMark(markTime) + ")"
-	} else {
-		e += " NOT " + ftsMark(markInexact) + " NOT " + ftsMark(markTime)
-	}
+	// One NOT of an OR: FTS5 walks it faster than a NOT of each marker.
+	not := []string{ftsMark(markInexact), ftsMark(markTime)}
 	if m.reposts {
-		e += " NOT " + ftsMark(markRepost)
+		not = append(not, ftsMark(markRepost))
+	}
+	if marked {
+		e += " AND (" + not[0] + " OR " + not[1] + ")"
+		not = not[2:]
+	}
+	if len(not) > 0 {
+		e += " NOT (" + strings.Join(not, " OR ") + ")"
 	}
 	return e
 }
 
 func ftsMark(mark string) string { return "text : " + ftsQuote(mark) }
 
-// union is the SQL of rows (b, id) of every match, b the start of its
-// period of width micros, and its arguments; extra is ANDed to the index
-// expression, and post to the condition of the posts read.
-func (m indexMatch) union(micros int64, extra, post string) (string, []any) {
-	idTime := "(((f.rowid >> " + strconv.Itoa(sqlstore.SnowflakeShift) + ") + " +
-		strconv.FormatInt(sqlstore.SnowflakeEpochMS, 10) + ") * 1000)"
-	where := m.where.sql
-	if post != "" {
-		where += " AND " + post
+// parts are the id ranges (lo, hi] of the stored posts the matches of m
+// counted from the index are read in, one per CPU at most: each is read on
+// a connection of its own, at once.
+func (s *Store) parts(ctx context.Context, m indexMatch) ([][2]int64, error) {
+	var lo, hi sql.NullInt64
+	if err := s.read.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM posts), (SELECT max(id) FROM posts)`).Scan(&lo, &hi); err != nil {
+		return nil, fmt.Errorf("id range: %w", err)
 	}
-	q := "SELECT " + sqlstore.PeriodStart(idTime, micros) + " AS b, f.rowid AS id FROM posts_fts f" +
-		" WHERE f.posts_fts MATCH ? AND f.rowid > ? AND f.rowid <= ?" +
-		" UNION ALL SELECT " + sqlstore.PeriodStart("p.created_at", micros) + " AS b, p.id AS id" +
-		" FROM posts_fts f CROSS JOIN posts p ON p.id = f.rowid" +
-		" WHERE f.posts_fts MATCH ? AND " + where + " AND f.rowid > ? AND f.rowid <= ?"
-	args := []any{m.match(false, extra), m.lo, m.hi, m.match(true, extra)}
-	args = append(append(args, m.where.args...), m.readLo, m.hiRd)
-	return q, args
+	a, b := max(m.lo, lo.Int64-1), min(m.hi, hi.Int64)
+	n := int64(min(runtime.GOMAXPROCS(0), researchParts))
+	if !lo.Valid || b-a < n*researchPartMin {
+		return [][2]int64{{m.lo, m.hi}}, nil
+	}
+	var out [][2]int64
+	for i := range n {
+		out = append(out, [2]int64{a + (b-a)/n*i, a + (b-a)/n*(i+1)})
+	}
+	out[0][0], out[n-1][1] = m.lo, m.hi
+	return out, nil
+}
+
+// researchParts is how many parts of an id range a count reads at once at
+// most; researchPartMin the least span of ids worth a part of its own.
+const (
+	researchParts   = 4
+	researchPartMin = 1 << 32
+)
+
+// idTime is the SQL of the time (micros) of a full-text row's id.
+var idTime = "(((f.rowid >> " + strconv.Itoa(sqlstore.SnowflakeShift) + ") + " +
+	strconv.FormatInt(sqlstore.SnowflakeEpochMS, 10) + ") * 1000)"
+
+// aggregate runs the one-row statements of an aggregate at once, each on a
+// connection of its own, and hands each value to add (serially).
+func (s *Store) aggregate(ctx context.Context, stmts []string, args [][]any, add func(string) error) error {
+	vals := make([]sql.NullString, len(stmts))
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range stmts {
+		g.Go(func() error {
+			return s.read.QueryRowContext(ctx, stmts[i], args[i]...).Scan(&vals[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, v := range vals {
+		if err := add(v.String); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statements are the statements of an aggregate agg over the matches of m:
+// one per part of the matches the index decides (with the join and where
+// after "WHERE"), then the one of the posts read (with postJoin and
+// postWhere); extra is ANDed to the index expression.
+func (s *Store) statements(ctx context.Context, m indexMatch, extra, agg, postAgg, join, postJoin, where, postWhere string) ([]string, [][]any, error) {
+	parts, err := s.parts(ctx, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stmts []string
+	var args [][]any
+	for _, p := range parts {
+		stmts = append(stmts, "SELECT "+agg+" FROM posts_fts f"+join+
+			" WHERE f.posts_fts MATCH ? AND f.rowid > ? AND f.rowid <= ?"+where)
+		args = append(args, []any{m.match(false, extra), p[0], p[1]})
+	}
+	stmts = append(stmts, "SELECT "+postAgg+" FROM posts_fts f CROSS JOIN posts p ON p.id = f.rowid"+postJoin+
+		" WHERE f.posts_fts MATCH ? AND "+m.where.sql+" AND f.rowid > ? AND f.rowid <= ?"+postWhere)
+	a := append([]any{m.match(true, extra)}, m.where.args...)
+	args = append(args, append(a, m.readLo, m.hiRd))
+	return stmts, args, nil
 }
 
 // SearchCounts counts the matches by period (social.Researcher), from the
@@ -142,8 +210,34 @@ func (s *Store) SearchCounts(ctx context.Context, q *search.Query, g social.Gran
 	if !ok {
 		return s.Research.SearchCounts(ctx, q, g)
 	}
-	sel, args := m.union(g.Micros(), "", "")
-	return s.Research.Buckets(ctx, "SELECT b, count(*) FROM ("+sel+") x GROUP BY b ORDER BY b", args)
+	w := strconv.FormatInt(g.Micros(), 10)
+	stmts, args, err := s.statements(ctx, m, "", fnPeriods+"("+idTime+", "+w+")", fnPeriods+"(p.created_at, "+w+")",
+		"", "", "", "")
+	if err != nil {
+		return nil, fmt.Errorf("counts: %w", err)
+	}
+	counts := map[int64]int64{}
+	err = s.aggregate(ctx, stmts, args, func(v string) error {
+		f := strings.Fields(v)
+		for i := 0; i+1 < len(f); i += 2 {
+			b, err1 := strconv.ParseInt(f[i], 10, 64)
+			n, err2 := strconv.ParseInt(f[i+1], 10, 64)
+			if err := errors.Join(err1, err2); err != nil {
+				return err
+			}
+			counts[b] += n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("counts: %w", err)
+	}
+	out := make([]social.Bucket, 0, len(counts))
+	for b, n := range counts {
+		out = append(out, social.Bucket{Start: sqlstore.FromMicros(b), Count: n})
+	}
+	slices.SortFunc(out, func(a, b social.Bucket) int { return a.Start.Compare(b.Start) })
+	return out, nil
 }
 
 // SearchTop ranks the values of a field among the matches
@@ -161,10 +255,34 @@ func (s *Store) SearchTop(ctx context.Context, q *search.Query, field social.Top
 	if !ok {
 		return s.Research.SearchTop(ctx, q, field, limit, g)
 	}
-	// post_tags holds "#" and the lower-cased hashtag, once a post, as
-	// social.EntityValues keys them; cashtags start with "$".
-	sel, args := m.union(g.Micros(), ftsMark(markTags), fmt.Sprintf("(p.flags & %d) <> 0", sqlstore.FlagHashtags))
-	return s.Research.TopValues(ctx, "SELECT x.b, t.tag, count(*) FROM ("+sel+") x"+
-		" CROSS JOIN post_tags t INDEXED BY post_tags_post ON t.post_id = x.id"+
-		" WHERE t.tag >= '#' AND t.tag < '$' GROUP BY x.b, t.tag", args, limit, g)
+	// post_hashtags holds each post's hashtags as post_tags keys them ("#"
+	// and lower case, once a post), as social.EntityValues does.
+	w := g.Micros()
+	stmts, args, err := s.statements(ctx, m, ftsMark(markTags),
+		fnTallyTags+"("+sqlstore.PeriodStart(idTime, w)+", h.tags)",
+		fnTallyTags+"("+sqlstore.PeriodStart("p.created_at", w)+", h.tags)",
+		" CROSS JOIN post_hashtags h ON h.id = f.rowid",
+		" CROSS JOIN post_hashtags h ON h.id = p.id",
+		"", fmt.Sprintf(" AND (p.flags & %d) <> 0", sqlstore.FlagHashtags))
+	if err != nil {
+		return nil, fmt.Errorf("top: %w", err)
+	}
+	t := sqlstore.NewTally(limit)
+	err = s.aggregate(ctx, stmts, args, func(v string) error {
+		if v == "" {
+			return nil
+		}
+		var rows []tallyRow
+		if err := json.Unmarshal([]byte(v), &rows); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			t.Add(r.B, r.Key, social.TopValue{Value: r.Key}, r.N)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("top: %w", err)
+	}
+	return t.Periods(g), nil
 }

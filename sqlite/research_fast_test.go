@@ -145,7 +145,8 @@ func TestIndexedResearch(t *testing.T) {
 				t.Errorf("%d answers from the index differ from those read post by post", n)
 			}
 			// The same posts again, a third of them at another time with
-			// the same text: their markers follow.
+			// the same text, some with other hashtags or none: their
+			// markers and hashtag rows follow.
 			ctx := context.Background()
 			var b social.Batch
 			err := s.SearchWalk(ctx, must(search.Parse("include:nativeretweets since:2000-01-01", now)), 0, 500,
@@ -153,6 +154,12 @@ func TestIndexedResearch(t *testing.T) {
 					for _, p := range ps {
 						if p.ID%3 == 0 {
 							p.CreatedAt = p.CreatedAt.Add(-90 * time.Minute)
+						}
+						switch p.ID % 7 {
+						case 0:
+							p.Entities.Hashtags = []social.Tag{{Text: "Zed"}, {Text: "zed"}}
+						case 1:
+							p.Entities.Hashtags = nil
 						}
 						b.Posts = append(b.Posts, p)
 					}
@@ -205,7 +212,7 @@ func TestMarksMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs.Close()
-	for _, q := range []string{`DELETE FROM posts_fts`, `DROP INDEX post_tags_post`} {
+	for _, q := range []string{`DELETE FROM posts_fts`, `DROP TABLE post_hashtags`} {
 		if _, err := s.write.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

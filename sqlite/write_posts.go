@@ -50,6 +50,7 @@ type preparedPost struct {
 	indexed   string // what the index rows are made of (indexedOf)
 	mentions  []string
 	tags      []string
+	hashtags  string // the post_hashtags row (hashtagsRow), "" without one
 	err       error
 }
 
@@ -76,6 +77,7 @@ func preparePost(p *social.Post) preparedPost {
 		flags |= flagFTSInexact
 	}
 	created := sqlstore.Micros(p.CreatedAt)
+	tags := sqlstore.TagKeys(&p.Entities)
 	return preparedPost{
 		args: []any{p.ID, p.AuthorID, created, p.Text, p.Source, b2i(p.Truncated),
 			p.Lang, p.InReplyToID, p.InReplyToUserID, p.InReplyToScreenName, p.QuotedID, p.RepostOfID,
@@ -83,7 +85,7 @@ func preparePost(p *social.Post) preparedPost {
 			p.BookmarkCount, views, social.Score(p), flags, e},
 		ent: e, text: ftsText(text, p.ID, created, flags), url: urlText(&p.Entities),
 		indexed:  indexedOf(e, p.Text, created, p.RepostOfID),
-		mentions: sqlstore.MentionKeys(&p.Entities), tags: sqlstore.TagKeys(&p.Entities),
+		mentions: sqlstore.MentionKeys(&p.Entities), tags: tags, hashtags: hashtagsRow(tags),
 	}
 }
 
@@ -183,12 +185,34 @@ func (w *batchWriter) unindex(id int64, entities string) error {
 			return err
 		}
 	}
-	for _, tag := range sqlstore.TagKeys(&e) {
+	tags := sqlstore.TagKeys(&e)
+	for _, tag := range tags {
 		if err := w.exec(`DELETE FROM post_tags WHERE tag = ? AND post_id = ?`, tag, id); err != nil {
 			return err
 		}
 	}
+	if hashtagsRow(tags) != "" {
+		if err := w.exec(`DELETE FROM post_hashtags WHERE id = ?`, id); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// hashtagsRow is the tags column of a post's post_hashtags row (migration
+// 0036): each distinct hashtag key of tags (sqlstore.TagKeys), "byte
+// length:key", concatenated; "" when the post has none.
+func hashtagsRow(tags []string) string {
+	var b strings.Builder
+	for i, t := range tags {
+		if !strings.HasPrefix(t, "#") || slices.Contains(tags[:i], t) {
+			continue
+		}
+		b.WriteString(strconv.Itoa(len(t)))
+		b.WriteByte(':')
+		b.WriteString(t)
+	}
+	return b.String()
 }
 
 // postIndex gathers a batch's full-text, mention and tag rows, written at
@@ -197,6 +221,7 @@ type postIndex struct {
 	fts      []ftsRow
 	mentions []entryRow
 	tags     []entryRow
+	hashtags []entryRow // post_hashtags rows: key is the tags column
 	staged   map[int64]stagedRows
 	ftsDel   []int64 // stored posts to take out of the full-text index
 }
@@ -207,7 +232,7 @@ type ftsRow struct {
 	dropped   bool
 }
 
-// entryRow is a row of post_mentions or post_tags.
+// entryRow is a row of post_mentions, post_tags or post_hashtags.
 type entryRow struct {
 	key     string
 	id      int64
@@ -215,13 +240,17 @@ type entryRow struct {
 }
 
 // stagedRows locates one post's rows in a postIndex.
-type stagedRows struct{ fts, m0, m1, t0, t1 int }
+type stagedRows struct{ fts, m0, m1, t0, t1, h int }
 
 func (x *postIndex) add(id int64, pp *preparedPost) {
 	if x.staged == nil {
 		x.staged = make(map[int64]stagedRows)
 	}
-	r := stagedRows{fts: len(x.fts), m0: len(x.mentions), t0: len(x.tags)}
+	r := stagedRows{fts: len(x.fts), m0: len(x.mentions), t0: len(x.tags), h: -1}
+	if pp.hashtags != "" {
+		r.h = len(x.hashtags)
+		x.hashtags = append(x.hashtags, entryRow{key: pp.hashtags, id: id})
+	}
 	x.fts = append(x.fts, ftsRow{id: id, text: pp.text, url: pp.url})
 	for _, m := range pp.mentions {
 		x.mentions = append(x.mentions, entryRow{key: m, id: id})
@@ -246,6 +275,9 @@ func (x *postIndex) drop(id int64) bool {
 	for i := r.t0; i < r.t1; i++ {
 		x.tags[i].dropped = true
 	}
+	if r.h >= 0 {
+		x.hashtags[r.h].dropped = true
+	}
 	delete(x.staged, id)
 	return true
 }
@@ -263,6 +295,9 @@ func (x *postIndex) flush(w *batchWriter) error {
 		return err
 	}
 	if err := x.flushEntries(w, x.tags, "post_tags (tag, post_id)"); err != nil {
+		return err
+	}
+	if err := x.flushEntries(w, x.hashtags, "post_hashtags (tags, id)"); err != nil {
 		return err
 	}
 	del := x.ftsDel

@@ -105,26 +105,6 @@ func (r Research) Buckets(ctx context.Context, query string, args []any) ([]soci
 	return out, nil
 }
 
-// TopValues runs query, whose rows are a period's start (micros), a value
-// and how many matches have it, and returns the limit most common values
-// of each period (ties by value), oldest period first.
-func (r Research) TopValues(ctx context.Context, query string, args []any, limit int,
-	g social.Granularity) ([]social.TopPeriod, error) {
-	t := newTally(limit)
-	err := r.DB.Query(ctx, query, args, func(row Rows) error {
-		var b, n int64
-		var v string
-		if err := row.Scan(&b, &v, &n); err != nil {
-			return fmt.Errorf("scan top: %w", err)
-		}
-		t.add(b, v, social.TopValue{Value: v}, n)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("top: %w", err)
-	}
-	return t.periods(g), nil
-}
 
 // unmarshalEntities decodes stored entities with github.com/goccy/go-json,
 // several times faster than encoding/json here (the stored JSON is roost's
@@ -169,7 +149,7 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 	if err != nil || m.Empty {
 		return []social.TopPeriod{}, err
 	}
-	t := newTally(limit)
+	t := NewTally(limit)
 	bucket := periodStart(g.Micros())
 	switch {
 	case columnTop[field].value != "":
@@ -183,14 +163,14 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 					if err := row.Scan(&b, &v, &n); err != nil {
 						return fmt.Errorf("scan top: %w", err)
 					}
-					t.add(b, v, social.TopValue{Value: v}, n)
+					t.Add(b, v, social.TopValue{Value: v}, n)
 					return nil
 				}
 				var id int64
 				if err := row.Scan(&b, &id, &n); err != nil {
 					return fmt.Errorf("scan top: %w", err)
 				}
-				t.add(b, userKey(id), social.TopValue{UserID: id}, n)
+				t.Add(b, userKey(id), social.TopValue{UserID: id}, n)
 				return nil
 			})
 	case field == social.TopSource:
@@ -202,7 +182,7 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 				return fmt.Errorf("scan top: %w", err)
 			}
 			if name := social.SourceName(v); name != "" {
-				t.add(b, name, social.TopValue{Value: name}, n)
+				t.Add(b, name, social.TopValue{Value: name}, n)
 			}
 			return nil
 		})
@@ -229,7 +209,7 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 				}
 			}
 			for _, v := range social.EntityValues(&e, field) {
-				t.add(b, v.Key, v.TopValue, 1)
+				t.Add(b, v.Key, v.TopValue, 1)
 			}
 			return nil
 		})
@@ -237,7 +217,7 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 	if err != nil {
 		return nil, fmt.Errorf("top %s: %w", field, err)
 	}
-	periods := t.periods(g)
+	periods := t.Periods(g)
 	if field.Users() && field != social.TopMentions {
 		if err := r.names(ctx, periods); err != nil {
 			return nil, err
@@ -280,18 +260,20 @@ func (r Research) names(ctx context.Context, periods []social.TopPeriod) error {
 	return nil
 }
 
-// tally counts values by period and keeps the most common.
-type tally struct {
+// Tally counts values by period and keeps the most common.
+type Tally struct {
 	limit int
 	by    map[int64]map[string]*social.TopValue
 }
 
-func newTally(limit int) *tally {
-	return &tally{limit: limit, by: map[int64]map[string]*social.TopValue{}}
+// NewTally is a tally that keeps the limit most common values of each
+// period.
+func NewTally(limit int) *Tally {
+	return &Tally{limit: limit, by: map[int64]map[string]*social.TopValue{}}
 }
 
-// add counts n more posts of the value keyed key in period b.
-func (t *tally) add(b int64, key string, v social.TopValue, n int64) {
+// Add counts n more posts of the value keyed key in period b (micros).
+func (t *Tally) Add(b int64, key string, v social.TopValue, n int64) {
 	m := t.by[b]
 	if m == nil {
 		m = map[string]*social.TopValue{}
@@ -308,8 +290,9 @@ func (t *tally) add(b int64, key string, v social.TopValue, n int64) {
 	m[key] = &v
 }
 
-// periods are the top values of each period, oldest first.
-func (t *tally) periods(g social.Granularity) []social.TopPeriod {
+// Periods are the top values of each period, oldest first; ties go by
+// key.
+func (t *Tally) Periods(g social.Granularity) []social.TopPeriod {
 	starts := make([]int64, 0, len(t.by))
 	for b := range t.by {
 		starts = append(starts, b)
