@@ -95,8 +95,11 @@ type tallyKey struct {
 	key string
 }
 
-// tallyAgg is one roost_tally_tags.
-type tallyAgg struct{ counts map[tallyKey]int64 }
+// tallyAgg is one roost_tally_tags. Its text argument is a view into
+// SQLite's memory (VolatileArgs): a key is copied when first seen, and
+// counts are updated through pointers, never by assigning to the map (which
+// would store the view as the key).
+type tallyAgg struct{ counts map[tallyKey]*int64 }
 
 func (a *tallyAgg) Step(_ *sqlite3.FunctionContext, args []driver.Value) error {
 	b, ok1 := args[0].(int64)
@@ -105,15 +108,20 @@ func (a *tallyAgg) Step(_ *sqlite3.FunctionContext, args []driver.Value) error {
 		return fmt.Errorf("%s: an integer period and a text row are required", fnTallyTags)
 	}
 	if a.counts == nil {
-		a.counts = map[tallyKey]int64{}
+		a.counts = map[tallyKey]*int64{}
 	}
 	for tags != "" {
 		n, rest, ok := strings.Cut(tags, ":")
 		size, err := strconv.Atoi(n)
 		if !ok || err != nil || size < 0 || size > len(rest) {
-			return fmt.Errorf("%s: %q is not a post_hashtags row", fnTallyTags, args[1])
+			return fmt.Errorf("%s: %q is not a post_hashtags row", fnTallyTags, strings.Clone(tags))
 		}
-		a.counts[tallyKey{b, rest[:size]}]++
+		if c := a.counts[tallyKey{b, rest[:size]}]; c != nil {
+			*c++
+		} else {
+			one := int64(1)
+			a.counts[tallyKey{b, strings.Clone(rest[:size])}] = &one
+		}
 		tags = rest[size:]
 	}
 	return nil
@@ -129,7 +137,7 @@ func (a *tallyAgg) WindowValue(*sqlite3.FunctionContext) (driver.Value, error) {
 	}
 	rows := make([]tallyRow, 0, len(a.counts))
 	for k, n := range a.counts {
-		rows = append(rows, tallyRow{B: k.b, Key: k.key, N: n})
+		rows = append(rows, tallyRow{B: k.b, Key: k.key, N: *n})
 	}
 	out, err := json.Marshal(rows)
 	return string(out), err
@@ -140,6 +148,6 @@ func (a *tallyAgg) Final(*sqlite3.FunctionContext) {}
 func init() {
 	sqlite3.MustRegisterFunction(fnPeriods, &sqlite3.FunctionImpl{NArgs: 2, Deterministic: true,
 		MakeAggregate: func(sqlite3.FunctionContext) (sqlite3.AggregateFunction, error) { return &periodsAgg{}, nil }})
-	sqlite3.MustRegisterFunction(fnTallyTags, &sqlite3.FunctionImpl{NArgs: 2, Deterministic: true,
+	sqlite3.MustRegisterFunction(fnTallyTags, &sqlite3.FunctionImpl{NArgs: 2, Deterministic: true, VolatileArgs: true,
 		MakeAggregate: func(sqlite3.FunctionContext) (sqlite3.AggregateFunction, error) { return &tallyAgg{}, nil }})
 }
