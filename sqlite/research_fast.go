@@ -38,8 +38,8 @@ type indexMatch struct {
 	// lo < rowid <= hi bound the posts counted from the index alone.
 	lo, hi int64
 	// The posts read: the plan's exact condition and id bounds.
-	where        cond
-	readLo, hiRd int64
+	where          cond
+	readLo, readHi int64
 }
 
 // indexMatch splits q's match; ok is false when the query holds anything
@@ -62,7 +62,7 @@ func (s *Store) indexMatch(ctx context.Context, q *search.Query) (m indexMatch, 
 	if fts == nil || len(fts.cond.args) != 1 {
 		return m, false, nil
 	}
-	m = indexMatch{reposts: q.Reposts == search.RepostsExcluded, lo: pl.lo, hi: pl.hi, readLo: pl.lo, hiRd: pl.hi}
+	m = indexMatch{reposts: q.Reposts == search.RepostsExcluded, lo: pl.lo, hi: pl.hi, readLo: pl.lo, readHi: pl.hi}
 	if base := len(pl.conds) - len(pl.kids); base != 0 && !(base == 1 && m.reposts) {
 		return m, false, nil
 	}
@@ -193,7 +193,7 @@ func (s *Store) statements(ctx context.Context, m indexMatch, extra, agg, postAg
 	stmts = append(stmts, "SELECT "+postAgg+" FROM posts_fts f CROSS JOIN posts p ON p.id = f.rowid"+postJoin+
 		" WHERE f.posts_fts MATCH ? AND "+m.where.sql+" AND f.rowid > ? AND f.rowid <= ?"+postWhere)
 	a := append([]any{m.match(true, extra)}, m.where.args...)
-	args = append(args, append(a, m.readLo, m.hiRd))
+	args = append(args, append(a, m.readLo, m.readHi))
 	return stmts, args, nil
 }
 
