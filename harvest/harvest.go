@@ -223,11 +223,13 @@ func idsHash(ids []int64) string {
 
 // Run walks job through c from cp (a new Checkpoint for a fresh run) and
 // hands the pages to sink, calling save with the checkpoint after each
-// write is durable and progress with the running stats. byID receives,
-// once it is durable, each id of a by-ids harvest in order, and whether
-// the server returned it. Run ends at the last page, at MaxItems, when the client's budget
-// would be crossed (Stats.Stopped says so) or at the first error; the
-// pages fetched before an error are stored first.
+// write is durable and progress with the running stats. byID receives
+// each id of a by-ids harvest in order, and whether the server returned
+// it, once its page is stored and before save moves the checkpoint past it
+// (a crash in between answers it again when resumed, never not at all).
+// Run ends at the last page, at MaxItems, when the client's budget would
+// be crossed (Stats.Stopped says so) or at the first error; the pages
+// fetched before an error are stored first.
 func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Sink, save func(*Checkpoint) error,
 	progress func(Stats), byID func(id int64, found bool)) (Stats, error) {
 	if _, ok := Kinds()[job.Kind]; !ok {
@@ -291,15 +293,21 @@ func Run(ctx context.Context, c *client.Client, job Job, cp *Checkpoint, sink Si
 			*cp = b.cp
 		}
 		if len(batch) > 0 && (last.err == nil && last.stopped == "" || len(batch) > 1) {
-			if err := save(cp); err != nil {
-				return cp.Stats, err
-			}
+			// The ids are answered before the checkpoint moves past them: a
+			// crash in between answers them again when resumed, rather
+			// than never.
 			if byID != nil {
 				for _, b := range batch {
+					if b.err != nil || b.stopped != "" {
+						break
+					}
 					for _, a := range b.ids {
 						byID(a.id, a.found)
 					}
 				}
+			}
+			if err := save(cp); err != nil {
+				return cp.Stats, err
 			}
 			if progress != nil {
 				progress(cp.Stats)

@@ -115,14 +115,19 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		total = int64(len(job.IDs))
 	}
 	bar := newBar(e, "harvest "+what, total, "items")
+	report := bufio.NewWriter(e.stdout)
+	defer report.Flush()
 	save := func(cp *harvest.Checkpoint) error {
 		if file != nil {
 			cp.Offset = file.Offset
 		}
+		// The answers of the ids the checkpoint moves past are out before
+		// it is saved: after kill -9, --resume does not give them again.
+		if err := report.Flush(); err != nil {
+			return fmt.Errorf("stdout: %w", err)
+		}
 		return harvest.SaveCheckpoint(cpPath, cp)
 	}
-	report := bufio.NewWriter(e.stdout)
-	defer report.Flush()
 	byID := func(id int64, found bool) {
 		answer := "missing"
 		if found {
