@@ -72,6 +72,7 @@ type Gateway struct {
 	fresh   map[string]time.Duration
 	flight  singleflight.Group
 	metrics *metrics
+	memory  *memory // pages served lately (memory.go)
 	// maintained is when Maintain last ran (unix nanoseconds).
 	maintained atomic.Int64
 }
@@ -102,7 +103,7 @@ func New(cfg Config) *Gateway {
 	for c, d := range cfg.Fresh {
 		fresh[c] = d
 	}
-	return &Gateway{cfg: cfg, fresh: fresh, metrics: newMetrics(cfg.Registry)}
+	return &Gateway{cfg: cfg, fresh: fresh, metrics: newMetrics(cfg.Registry), memory: newMemory(memoryBytes)}
 }
 
 // fetched is the outcome of one upstream call, shared by the requests
@@ -154,13 +155,22 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 	return f.page.Body, f.page.Items, nil
 }
 
-// cached returns the stored page under key when it is fresh.
+// cached returns the page under key when it is fresh: the copy held in
+// memory, else the stored one.
 func (g *Gateway) cached(ctx context.Context, key, route string) (sqlstore.CachedPage, bool, error) {
+	fresh := func(p sqlstore.CachedPage) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)] }
+	if p, ok := g.memory.get(key); ok && fresh(p) {
+		return p, true, nil
+	}
 	p, ok, err := g.cfg.Store.Page(ctx, key)
 	if err != nil || !ok {
 		return p, false, err
 	}
-	return p, g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)], nil
+	if !fresh(p) {
+		return p, false, nil
+	}
+	g.memory.put(key, p)
+	return p, true, nil
 }
 
 // fetch calls upstream for req under the shared budget, then stores the
@@ -215,6 +225,8 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	f.page = sqlstore.CachedPage{Body: body, Items: items, FetchedAt: now}
 	if err := g.cfg.Store.PutPage(ctx, key, req.Route, f.page); err != nil {
 		g.cfg.Log.ErrorContext(ctx, "cache page", "request_id", req.RequestID, "err", err)
+	} else {
+		g.memory.put(key, f.page)
 	}
 	g.storeData(ctx, req, body)
 	return f, nil

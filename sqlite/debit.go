@@ -64,7 +64,7 @@ const (
 
 // debitTexts are every statement text a batch may run.
 func debitTexts() []string {
-	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert}
+	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, upstreamInsert}
 	for n := 1; n <= maxDebitBatch; n *= 2 {
 		out = append(out, ledgerText(n), seenText(n))
 	}
@@ -118,6 +118,18 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 		return fmt.Errorf("sqlite: debit: begin: %w", err)
 	}
 	defer tx.Rollback()
+	// The ledger rows of the cache hits these debits charge for (and any
+	// others held) commit with them.
+	upstream := b.s.later.take()
+	committed := false
+	defer func() {
+		if !committed {
+			b.s.giveBackUpstream(upstream)
+		}
+	}()
+	if err := writeUpstream(ctx, b.stmt(ctx, tx, upstreamInsert), upstream); err != nil {
+		return fmt.Errorf("sqlite: debit: %w", err)
+	}
 	seen, err := b.charged(ctx, tx, batch)
 	if err != nil {
 		return err
@@ -183,6 +195,7 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: debit: commit: %w", err)
 	}
+	committed = true
 	return nil
 }
 

@@ -6,6 +6,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -37,6 +38,9 @@ type Store struct {
 	wstmts writeStmts // batch writes' statements, on the write connection
 
 	debits *debitBatcher
+	// later holds the upstream ledger rows of a gateway's cache hits
+	// (upstream_later.go).
+	later upstreamLater
 	// ckpt copies the log into the database file (checkpoint.go).
 	ckpt *checkpointer
 
@@ -138,6 +142,7 @@ func (s *Store) Close() error {
 	if s.debits != nil {
 		s.debits.close()
 	}
+	lerr := s.closeUpstream(context.Background())
 	if s.ckpt != nil {
 		s.ckpt.close() //nolint:errcheck // its connection only read and copied pages
 	}
@@ -155,7 +160,7 @@ func (s *Store) Close() error {
 	if e := s.write.Close(); e != nil && err == nil {
 		err = e
 	}
-	return err
+	return errors.Join(err, lerr)
 }
 
 // maxReadStmts bounds the read statements kept prepared: search pages
@@ -227,7 +232,8 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 // Gateway is the storage of the gateway (roost serve --upstream); its
 // writes go through the one write connection.
 func (s *Store) Gateway() sqlstore.Gateway {
-	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.write.QueryContext)}
+	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.write.QueryContext),
+		Later: s.holdUpstream, Flush: s.flushUpstream}
 }
 
 // World is the living world's storage; its writes go through the one

@@ -13,6 +13,14 @@ import (
 // migration 0020. Read runs queries that only read, Write the others.
 type Gateway struct {
 	Read, Write DB
+	// Later, when set, takes the ledger row of a cache hit (no upstream
+	// cost) to write in the engine's next write transaction — the debit of
+	// the request it answers — rather than in a commit of its own; false
+	// leaves it to LogUpstream.
+	Later func(UpstreamEntry) bool
+	// Flush writes the rows Later holds; the ledger's readers call it
+	// first.
+	Flush func(context.Context) error
 }
 
 // CachedPage is a page fetched upstream.
@@ -74,8 +82,12 @@ func (g Gateway) PutPage(ctx context.Context, key, route string, p CachedPage) e
 	return nil
 }
 
-// LogUpstream appends e to the upstream ledger.
+// LogUpstream appends e to the upstream ledger (a cache hit through Later
+// when it is set).
 func (g Gateway) LogUpstream(ctx context.Context, e UpstreamEntry) error {
+	if e.CacheHit && e.Micros == 0 && g.Later != nil && g.Later(e) {
+		return nil
+	}
 	err := g.Write.Query(ctx, `INSERT INTO upstream_ledger (request_id, key_id, endpoint, cache_hit, status,
 		upstream_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		[]any{e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro()},
@@ -99,6 +111,11 @@ const ledgerChunk = 500
 
 // ExportLedger streams the upstream ledger to fn by id, in chunks.
 func (g Gateway) ExportLedger(ctx context.Context, fn func([]UpstreamEntry) error) error {
+	if g.Flush != nil {
+		if err := g.Flush(ctx); err != nil {
+			return fmt.Errorf("upstream ledger: %w", err)
+		}
+	}
 	for after := int64(0); ; {
 		rows, err := all(ctx, g.Read, `SELECT id, request_id, key_id, endpoint, cache_hit, status, upstream_micro_usd,
 			created_at FROM upstream_ledger WHERE id > ? ORDER BY id LIMIT ?`, []any{after, ledgerChunk},
