@@ -105,7 +105,6 @@ func (r Research) Buckets(ctx context.Context, query string, args []any) ([]soci
 	return out, nil
 }
 
-
 // unmarshalEntities decodes stored entities with github.com/goccy/go-json,
 // several times faster than encoding/json here (the stored JSON is roost's
 // own encoding/json output, so the two read it alike); encoding/json
