@@ -236,6 +236,9 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 		file := mediaType{Schema: &schema{Type: "string"}}
 		op.Responses["200"].Content = map[string]mediaType{"text/csv": file, "text/plain": file,
 			"application/x-ndjson": file, "application/xml": file}
+		op.Responses["200"].Headers[headerItems] = header{Description: "the items charged: a header on a " +
+			"network (known before its body), a trailer after a whole export (absent from a cut one)",
+			Schema: &schema{Type: "integer"}}
 	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)

@@ -77,6 +77,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			if (rt.body != bodyNone) != (op.RequestBody != nil) {
 				t.Errorf("%s: request body does not match the route", p)
 			}
+			if _, ok := op.Responses["200"].Headers[headerItems]; ok != (rt.stream != nil) {
+				t.Errorf("%s: %s is documented %v, the route streams %v", p, headerItems, ok, rt.stream != nil)
+			}
 			if !hasParam(op, fault.Header) || !strings.Contains(op.Responses["429"].Ref, "Error429") {
 				t.Errorf("%s: the sandbox's %s header or the 429 it injects is not documented", p, fault.Header)
 			}
