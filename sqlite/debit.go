@@ -127,8 +127,10 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			b.s.giveBackUpstream(upstream)
 		}
 	}()
-	if err := writeUpstream(ctx, b.stmt(ctx, tx, upstreamInsert), upstream); err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
+	if len(upstream) > 0 {
+		if err := writeUpstream(ctx, b.stmt(ctx, tx, upstreamInsert), upstream); err != nil {
+			return fmt.Errorf("sqlite: debit: %w", err)
+		}
 	}
 	seen, err := b.charged(ctx, tx, batch)
 	if err != nil {
