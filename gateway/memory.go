@@ -3,6 +3,7 @@ package gateway
 import (
 	"container/list"
 	"sync"
+	"time"
 
 	"github.com/roostapi/roost/sqlstore"
 )
@@ -48,6 +49,9 @@ func (m *memory) get(key string) (sqlstore.CachedPage, bool) {
 // recently used pages beyond the bound. A page larger than the bound is
 // not held.
 func (m *memory) put(key string, p sqlstore.CachedPage) {
+	// Wall time to the microsecond, as the table keeps it: a monotonic
+	// reading would not age across a suspended host.
+	p.FetchedAt = time.UnixMicro(p.FetchedAt.UnixMicro())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.byKey[key]; ok {

@@ -39,6 +39,10 @@ func TestMemory(t *testing.T) {
 	if p, _ := m.get("a"); p.Items != 10 || m.size != 50 {
 		t.Errorf("a newer copy: %d items, %d bytes held", p.Items, m.size)
 	}
+	m.put("now", sqlstore.CachedPage{FetchedAt: time.Now()})
+	if p, _ := m.get("now"); p.FetchedAt != p.FetchedAt.Round(0) {
+		t.Error("a page keeps a monotonic clock reading: its age would not count a suspended host")
+	}
 	m.put("big", page(101, time.Hour))
 	if _, ok := m.get("big"); ok || m.size != 50 {
 		t.Errorf("a page above the bound is kept (%d bytes held)", m.size)

@@ -123,8 +123,12 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 	upstream := b.s.later.take()
 	committed := false
 	defer func() {
-		if !committed {
-			b.s.giveBackUpstream(upstream)
+		b.s.landed(upstream, committed)
+		if committed {
+			// Rows a flush took before this batch commit in its
+			// transaction (the connection is free again): the answers
+			// wait for them.
+			b.s.later.wait()
 		}
 	}()
 	if len(upstream) > 0 {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -16,7 +17,10 @@ import (
 // as the rest of the request. Such rows wait instead for the next write
 // transaction: the debit batch that charges the request they belong to
 // (so a row is durable before its answer is sent, as the debit is), or,
-// for a request not charged, a flush at most upstreamLaterMax after.
+// for a request not charged, a flush at most upstreamLaterMax after. Rows
+// taken by a transaction are in flight until it commits or gives them
+// back; a debit batch answers, and the ledger's readers and Close go on,
+// only once none is in flight.
 
 // upstreamLaterMax bounds how long a held row waits for a transaction.
 const upstreamLaterMax = 100 * time.Millisecond
@@ -24,9 +28,18 @@ const upstreamLaterMax = 100 * time.Millisecond
 // upstreamLater holds cache hits' ledger rows.
 type upstreamLater struct {
 	mu     sync.Mutex
+	done   *sync.Cond // signalled when a transaction's rows land or come back
 	rows   []sqlstore.UpstreamEntry
+	flying int // transactions holding taken rows
 	timer  *time.Timer
 	closed bool // the store closed: rows are written at once
+}
+
+func (q *upstreamLater) cond() *sync.Cond {
+	if q.done == nil {
+		q.done = sync.NewCond(&q.mu)
+	}
+	return q.done
 }
 
 // holdUpstream takes e, to be written by the next transaction that takes
@@ -52,13 +65,14 @@ func (s *Store) armUpstream() {
 		return
 	}
 	q.timer = time.AfterFunc(upstreamLaterMax, func() {
-		if err := s.flushUpstream(context.Background()); err != nil {
+		if err := s.writeHeldUpstream(context.Background()); err != nil {
 			s.log.Error("upstream ledger: rows of cache hits", "err", err)
 		}
 	})
 }
 
-// take returns the held rows and holds none.
+// take returns the held rows, in flight until landed is called, and holds
+// none.
 func (q *upstreamLater) take() []sqlstore.UpstreamEntry {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -68,28 +82,36 @@ func (q *upstreamLater) take() []sqlstore.UpstreamEntry {
 		q.timer.Stop()
 		q.timer = nil
 	}
+	if len(rows) > 0 {
+		q.flying++
+	}
 	return rows
 }
 
-// giveBackUpstream holds rows again, before those held meanwhile: the
-// transaction that took them failed.
-func (s *Store) giveBackUpstream(rows []sqlstore.UpstreamEntry) {
+// landed ends the flight of rows taken by a transaction: committed, or
+// held again (before those held meanwhile) when it failed.
+func (s *Store) landed(rows []sqlstore.UpstreamEntry, committed bool) {
 	if len(rows) == 0 {
 		return
 	}
 	q := &s.later
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.rows = append(slices.Clone(rows), q.rows...)
-	s.armUpstream()
+	if !committed {
+		q.rows = append(slices.Clone(rows), q.rows...)
+		s.armUpstream()
+	}
+	q.flying--
+	q.cond().Broadcast()
 }
 
-// closeUpstream writes the held rows and holds none from now on.
-func (s *Store) closeUpstream(ctx context.Context) error {
-	s.later.mu.Lock()
-	s.later.closed = true
-	s.later.mu.Unlock()
-	return s.flushUpstream(ctx)
+// waitUpstream waits until no transaction holds taken rows.
+func (q *upstreamLater) wait() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.flying > 0 {
+		q.cond().Wait()
+	}
 }
 
 // upstreamInsert appends one row to the upstream ledger.
@@ -108,31 +130,69 @@ func writeUpstream(ctx context.Context, st *sql.Stmt, rows []sqlstore.UpstreamEn
 	return nil
 }
 
-// flushUpstream writes the held rows in a transaction of their own.
-func (s *Store) flushUpstream(ctx context.Context) error {
+// writeHeldUpstream writes the held rows in a transaction of their own.
+func (s *Store) writeHeldUpstream(ctx context.Context) (err error) {
 	rows := s.later.take()
 	if len(rows) == 0 {
 		return nil
 	}
-	err := func() error {
-		tx, err := s.write.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		st, err := tx.PrepareContext(ctx, upstreamInsert)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		if err := writeUpstream(ctx, st, rows); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}()
+	defer func() { s.landed(rows, err == nil) }()
+	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		s.giveBackUpstream(rows)
+		return fmt.Errorf("sqlite: upstream ledger: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, upstreamInsert)
+	if err != nil {
+		return fmt.Errorf("sqlite: upstream ledger: %w", err)
+	}
+	defer st.Close()
+	if err := writeUpstream(ctx, st, rows); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: upstream ledger: %w", err)
 	}
 	return nil
+}
+
+// flushUpstream writes every row logged before it was called: those
+// held, and those other transactions took, which it waits for (and
+// writes again if their transaction failed). Under a stream of new cache
+// hits it stops after a few rounds: the rows held then came after it (or
+// came back from a failed transaction: the timer writes them).
+func (s *Store) flushUpstream(ctx context.Context) error {
+	for range 8 {
+		if err := s.writeHeldUpstream(ctx); err != nil {
+			return err
+		}
+		s.later.wait()
+		s.later.mu.Lock()
+		left := len(s.later.rows)
+		s.later.mu.Unlock()
+		if left == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeUpstream writes the held rows and holds none from now on; rows it
+// cannot write are reported in its error.
+func (s *Store) closeUpstream(ctx context.Context) error {
+	s.later.mu.Lock()
+	s.later.closed = true
+	s.later.mu.Unlock()
+	err := s.flushUpstream(ctx)
+	s.later.mu.Lock()
+	n := len(s.later.rows)
+	s.later.rows = nil
+	s.later.mu.Unlock()
+	if n > 0 {
+		err = errors.Join(err, fmt.Errorf("sqlite: %d upstream ledger rows of cache hits not written", n))
+	}
+	return err
 }

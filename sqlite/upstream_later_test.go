@@ -88,3 +88,49 @@ func TestUpstreamLater(t *testing.T) {
 		t.Fatalf("%d rows after Close, want 5", n)
 	}
 }
+
+// TestUpstreamInFlight: rows a flush has taken but not yet committed (it
+// waits for the write connection) are waited for by the ledger's readers,
+// which then see them; a reader that went ahead would miss them.
+func TestUpstreamInFlight(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	g := s.Gateway()
+	if err := g.LogUpstream(ctx, sqlstore.UpstreamEntry{RequestID: "r1", KeyID: 1, Endpoint: "user_tweets",
+		CacheHit: true, Status: 200, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.write.BeginTx(ctx, nil) // the only write connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	flying := func() int {
+		s.later.mu.Lock()
+		defer s.later.mu.Unlock()
+		return s.later.flying
+	}
+	for deadline := time.Now().Add(10 * time.Second); flying() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the timer did not take the held row")
+		}
+	}
+	read := make(chan []sqlstore.UpstreamEntry, 1)
+	go func() {
+		rows, err := g.UpstreamLedger(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		read <- rows
+	}()
+	select {
+	case rows := <-read:
+		t.Fatalf("the ledger was read (%d rows) while a row was in flight", len(rows))
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if rows := <-read; len(rows) != 1 || rows[0].RequestID != "r1" {
+		t.Fatalf("the ledger holds %d rows, want r1", len(rows))
+	}
+}
