@@ -64,7 +64,7 @@ const (
 
 // debitTexts are every statement text a batch may run.
 func debitTexts() []string {
-	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, upstreamInsert}
+	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
 	for n := 1; n <= maxDebitBatch; n *= 2 {
 		out = append(out, ledgerText(n), seenText(n))
 	}
@@ -132,7 +132,7 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 		}
 	}()
 	if len(upstream) > 0 {
-		if err := writeUpstream(ctx, b.stmt(ctx, tx, upstreamInsert), upstream); err != nil {
+		if err := writeUpstream(ctx, b.stmt(ctx, tx, sqlstore.UpstreamInsert), upstream); err != nil {
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}

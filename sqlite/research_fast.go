@@ -242,7 +242,7 @@ func (s *Store) SearchCounts(ctx context.Context, q *search.Query, g social.Gran
 
 // SearchTop ranks the values of a field among the matches
 // (social.Researcher); hashtags come from the full-text index and
-// post_tags where the query allows it.
+// post_hashtags where the query allows it.
 func (s *Store) SearchTop(ctx context.Context, q *search.Query, field social.TopField, limit int,
 	g social.Granularity) ([]social.TopPeriod, error) {
 	if field != social.TopHashtags || limit <= 0 {

@@ -114,16 +114,11 @@ func (q *upstreamLater) wait() {
 	}
 }
 
-// upstreamInsert appends one row to the upstream ledger.
-const upstreamInsert = `INSERT INTO upstream_ledger (request_id, key_id, endpoint, cache_hit, status,
-	upstream_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
-
-// writeUpstream inserts held rows with st, upstreamInsert within a
-// transaction.
+// writeUpstream inserts held rows with st, sqlstore.UpstreamInsert within
+// a transaction.
 func writeUpstream(ctx context.Context, st *sql.Stmt, rows []sqlstore.UpstreamEntry) error {
 	for _, e := range rows {
-		if _, err := st.ExecContext(ctx, e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros,
-			e.At.UnixMicro()); err != nil {
+		if _, err := st.ExecContext(ctx, e.Args()...); err != nil {
 			return fmt.Errorf("upstream ledger: %w", err)
 		}
 	}
@@ -142,7 +137,7 @@ func (s *Store) writeHeldUpstream(ctx context.Context) (err error) {
 		return fmt.Errorf("sqlite: upstream ledger: %w", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, upstreamInsert)
+	st, err := tx.PrepareContext(ctx, sqlstore.UpstreamInsert)
 	if err != nil {
 		return fmt.Errorf("sqlite: upstream ledger: %w", err)
 	}

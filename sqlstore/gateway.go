@@ -82,16 +82,23 @@ func (g Gateway) PutPage(ctx context.Context, key, route string, p CachedPage) e
 	return nil
 }
 
+// UpstreamInsert appends one row to the upstream ledger; UpstreamEntry.Args
+// are its values.
+const UpstreamInsert = `INSERT INTO upstream_ledger (request_id, key_id, endpoint, cache_hit, status,
+	upstream_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// Args are the values of e for UpstreamInsert.
+func (e UpstreamEntry) Args() []any {
+	return []any{e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro()}
+}
+
 // LogUpstream appends e to the upstream ledger (a cache hit through Later
 // when it is set).
 func (g Gateway) LogUpstream(ctx context.Context, e UpstreamEntry) error {
 	if e.CacheHit && e.Micros == 0 && g.Later != nil && g.Later(e) {
 		return nil
 	}
-	err := g.Write.Query(ctx, `INSERT INTO upstream_ledger (request_id, key_id, endpoint, cache_hit, status,
-		upstream_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		[]any{e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro()},
-		func(Rows) error { return nil })
+	err := g.Write.Query(ctx, UpstreamInsert, e.Args(), func(Rows) error { return nil })
 	if err != nil {
 		return fmt.Errorf("upstream ledger: %w", err)
 	}

@@ -82,14 +82,8 @@ func (r Research) SearchCounts(ctx context.Context, q *search.Query, g social.Gr
 		return []social.Bucket{}, err
 	}
 	sel, args := selectMatch(m, periodStart(g.Micros())+" AS b", "", m.Lo, m.Hi)
-	return r.Buckets(ctx, "SELECT b, count(*) FROM ("+sel+") x GROUP BY b ORDER BY b", args)
-}
-
-// Buckets runs query, whose rows are a period's start (micros) and its
-// count, oldest first, and returns them as buckets.
-func (r Research) Buckets(ctx context.Context, query string, args []any) ([]social.Bucket, error) {
 	out := []social.Bucket{}
-	err := r.DB.Query(ctx, query, args, func(row Rows) error {
+	err = r.DB.Query(ctx, "SELECT b, count(*) FROM ("+sel+") x GROUP BY b ORDER BY b", args, func(row Rows) error {
 		var b social.Bucket
 		var start int64
 		if err := row.Scan(&start, &b.Count); err != nil {
