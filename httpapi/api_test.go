@@ -407,6 +407,8 @@ func testHealthAndMetrics(t *testing.T, eng engine) {
 		`roost_items_served_total{route="user_tweets"} 20`,
 		`roost_charged_micro_usd_total{route="user_tweets"} 4000`,
 		`roost_http_request_duration_seconds_count{route="user_tweets"} 2`,
+		// The paid page waited for its debit; the 404 paid nothing.
+		`roost_debit_seconds_count 1`,
 	} {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)

@@ -144,8 +144,10 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			if idem != nil {
 				idem.Body = page
 			}
+			charging := time.Now()
 			amount, _, err := s.biller.Charge(ctx, social.Debit{KeyID: key.ID, RequestID: info.id,
 				Endpoint: rt.name, Items: items, Response: idem})
+			s.metrics.debit(time.Since(charging))
 			switch {
 			case errors.Is(err, social.ErrInsufficientBalance):
 				err = errInsufficient

@@ -3,6 +3,7 @@ package perf
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -28,6 +29,8 @@ type commits struct {
 	follows  map[[2]int64][]time.Time
 	profiles map[int64][]time.Time
 	ticks    int64 // batches written
+	// writes are the time each batch took to write, commit included.
+	writes samples
 }
 
 func newCommits(w social.Writer) *commits {
@@ -39,6 +42,7 @@ func newCommits(w social.Writer) *commits {
 // started is finished even when the living world is stopped meanwhile:
 // cut short, it might commit without the bench knowing.
 func (c *commits) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
+	start := time.Now()
 	st, err := c.w.Write(context.WithoutCancel(ctx), b)
 	if err != nil {
 		return st, err
@@ -47,6 +51,7 @@ func (c *commits) Write(ctx context.Context, b *social.Batch) (social.WriteStats
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ticks++
+	c.writes.add(fmt.Sprintf("tick %d", b.LiveTick), at.Sub(start))
 	for _, p := range b.Posts {
 		if _, ok := c.posts[p.ID]; !ok {
 			c.posts[p.ID] = at

@@ -57,8 +57,13 @@ type LiveReport struct {
 	Unmatched   int            // events whose commit the bench did not see
 	Pending     int64          // events still pending when a drain gave up, summed over runs
 	Latency     []Latency      // commit→POST by monitor type
-	LoadStart   string         // load averages at the start and the end
-	LoadEnd     string
+	// DebitQuiet and DebitLive are the paid pages' waits for their debits
+	// in the quiet and the live runs.
+	DebitQuiet, DebitLive Waits
+	// Writes are the living world's writes (one an event), commit included.
+	Writes    Stats
+	LoadStart string // load averages at the start and the end
+	LoadEnd   string
 }
 
 // Latency is the time from a change's commit to the arrival of its
@@ -121,6 +126,7 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 	}
 	classes := r.Classes()
 	quiet, liveS := make([]samples, len(classes)), make([]samples, len(classes))
+	debits := map[bool]*histogram{false: {}, true: {}}
 	per := max(1, cfg.Requests/cfg.Rounds)
 	for round := range cfg.Rounds {
 		order := []bool{false, true} // quiet first on even rounds
@@ -129,6 +135,10 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		}
 		for _, isLive := range order {
 			seed := cfg.Seed + uint64(round)*1000
+			before, err := debitHistogram(r.reg)
+			if err != nil {
+				return nil, err
+			}
 			if isLive {
 				err = b.liveRun(ctx, classes, per, seed, liveS)
 			} else {
@@ -137,6 +147,11 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 			if err != nil {
 				return nil, err
 			}
+			after, err := debitHistogram(r.reg)
+			if err != nil {
+				return nil, err
+			}
+			debits[isLive].add(before, after)
 			fmt.Fprintf(progress, "  round %d: %s run done\n", round+1, map[bool]string{false: "quiet", true: "live"}[isLive])
 		}
 	}
@@ -144,6 +159,10 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		rep.Quiet = append(rep.Quiet, quiet[i].stats(c.Name))
 		rep.Live = append(rep.Live, liveS[i].stats(c.Name))
 	}
+	rep.DebitQuiet, rep.DebitLive = debits[false].waits(), debits[true].waits()
+	b.commits.mu.Lock()
+	rep.Writes = b.commits.writes.stats("living world's writes")
+	b.commits.mu.Unlock()
 	b.latencies()
 	rep.LoadEnd = loadAverage()
 	return rep, nil
@@ -425,6 +444,11 @@ func ReportLive(w io.Writer, rep *LiveReport) {
 	fmt.Fprintf(w, "living world: asked %.0f events/s, wrote %d events in %.1fs of live runs (%.1f/s); %d ticks dropped "+
 		"(the writer was behind the rate)\n", float64(time.Second)/float64(rep.Every), rep.Ticks, secs,
 		float64(rep.Ticks)/secs, max(rep.Asked-rep.Ticks, 0))
+	fmt.Fprintf(w, "paid pages' wait for their debit (decided and committed durably; bucket bounds): quiet p50 ≤ %s, p99 ≤ %s (%d pages); "+
+		"live p50 ≤ %s, p99 ≤ %s (%d pages)\n", round(rep.DebitQuiet.P50), round(rep.DebitQuiet.P99), rep.DebitQuiet.Pages,
+		round(rep.DebitLive.P50), round(rep.DebitLive.P99), rep.DebitLive.Pages)
+	fmt.Fprintf(w, "living world's writes (one an event, commit included; a debit waits for the one under way on SQLite): "+
+		"p50 %s, p90 %s, p99 %s, max %s\n", round(rep.Writes.P50), round(rep.Writes.P90), round(rep.Writes.P99), round(rep.Writes.Max))
 	fmt.Fprintf(w, "webhooks: %s; %d events arrived (%d repeated, %d badly signed, %d without a seen commit, %d left pending)\n",
 		monitorMix(rep.Monitors), rep.Received, rep.Repeats, rep.BadSig, rep.Unmatched, rep.Pending)
 	if rep.Received > 0 {

@@ -49,7 +49,8 @@ func TestCompareLive(t *testing.T) {
 			ReportLive(&out, rep)
 			for _, want := range []string{"p99 ratio", "timeline ", "timeline+replies", "search Latest", "search Top",
 				"living world: asked 200 events/s", "ticks dropped", "100 monitors (85 user_tweets, 7 user_following, 7 user_profile, 1 search_keyword)",
-				"commit→POST", "user monitors", "load average", "resident memory:"} {
+				"commit→POST", "user monitors", "load average", "resident memory:",
+				"paid pages' wait for their debit", "living world's writes"} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("report lacks %q:\n%s", want, out.String())
 				}
@@ -62,6 +63,20 @@ func TestCompareLive(t *testing.T) {
 				if l.Type == "user monitors" && (l.Events == 0 || l.P50 <= 0 || l.P99 < l.P50) {
 					t.Errorf("commit→POST of user monitors: %+v", l)
 				}
+			}
+			// Every measured page is paid: each kind of run saw its pages'
+			// debits, and the world's writes were timed.
+			for kind, w := range map[string]Waits{"quiet": rep.DebitQuiet, "live": rep.DebitLive} {
+				pages := 0
+				for _, st := range map[string][]Stats{"quiet": rep.Quiet, "live": rep.Live}[kind] {
+					pages += st.Requests
+				}
+				if w.Pages != uint64(pages) || w.P50 <= 0 || w.P99 < w.P50 {
+					t.Errorf("%s debits: %+v, for %d pages", kind, w, pages)
+				}
+			}
+			if rep.Writes.Requests != int(rep.Ticks) || rep.Writes.P50 <= 0 || rep.Writes.Max < rep.Writes.P99 {
+				t.Errorf("world's writes: %+v for %d ticks", rep.Writes, rep.Ticks)
 			}
 			if len(rep.Quiet) != 4 || rep.Quiet[0].Requests < 16 || rep.Live[0].Requests < 16 {
 				t.Errorf("pages measured: quiet %+v, live %+v", rep.Quiet, rep.Live)

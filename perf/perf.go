@@ -23,6 +23,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/httpapi"
 	"github.com/roostapi/roost/social"
@@ -39,6 +41,8 @@ type Config struct {
 // Rig is a handler over a store with a key that can pay for every request.
 type Rig struct {
 	Handler http.Handler
+	// reg holds the handler's metrics (the debits' waits).
+	reg     *prometheus.Registry
 	store   social.Store
 	key     string
 	keyID   int64
@@ -75,8 +79,9 @@ func NewRigConfig(ctx context.Context, s social.Store, cfg RigConfig) (*Rig, err
 	if err != nil {
 		return nil, fmt.Errorf("perf: create bench key: %w", err)
 	}
-	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1, PageCacheBytes: cfg.PageCacheBytes}, s, nil, slog.New(slog.DiscardHandler)),
-		store: s, key: key, keyID: k.ID}
+	reg := prometheus.NewRegistry()
+	r := &Rig{Handler: httpapi.New(httpapi.Config{RateLimit: -1, PageCacheBytes: cfg.PageCacheBytes, Registry: reg}, s, nil,
+		slog.New(slog.DiscardHandler)), reg: reg, store: s, key: key, keyID: k.ID}
 	if err := r.sample(); err != nil {
 		return nil, errors.Join(err, r.Close(ctx))
 	}

@@ -31,7 +31,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"with --live: rounds of a quiet and a live run, alternating which goes first")
 	liveRate := fs.String("live", "", "compare pages without and with the living world writing at most RATE events "+
 		"(N/s, N/m or N/h, e.g. 200/s) and the monitor service delivering webhooks; prints the p99 of each page kind in both, "+
-		"their ratio, the events/s achieved and the time from commit to webhook POST (see below)")
+		"their ratio, the events/s achieved, the time from commit to webhook POST, the paid pages' wait for their debits and "+
+		"the living world's write times (see below)")
 	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
 	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+
 		"(timeline, search Latest, list, thread, profile); all when empty")
@@ -169,6 +170,10 @@ committed), as the bench's wrapper around the writer sees it; the POST's
 time: when it reached the receiver. A search monitor's events wait for its
 next refresh, so they are shown apart from the user monitors'. Ticks the
 writer could not keep up with are dropped (not made later) and counted.
+The paid pages' wait for their debits (decided and committed durably) is
+read off the handler's roost_debit_seconds histogram for each kind of run
+(p50/p99 as bucket upper bounds); the living world's writes are timed by
+the same wrapper: on SQLite a debit waits for the write under way.
 The monitors and the webhook are deleted at the end and the key revoked;
 the events written stay in the database, as those of roost live.
 `)
