@@ -66,13 +66,17 @@ func TestCompareLive(t *testing.T) {
 			}
 			// Every measured page is paid: each kind of run saw its pages'
 			// debits, and the world's writes were timed.
-			for kind, w := range map[string]Waits{"quiet": rep.DebitQuiet, "live": rep.DebitLive} {
+			for _, run := range []struct {
+				kind  string
+				waits Waits
+				pages []Stats
+			}{{"quiet", rep.DebitQuiet, rep.Quiet}, {"live", rep.DebitLive, rep.Live}} {
 				pages := 0
-				for _, st := range map[string][]Stats{"quiet": rep.Quiet, "live": rep.Live}[kind] {
+				for _, st := range run.pages {
 					pages += st.Requests
 				}
-				if w.Pages != uint64(pages) || w.P50 <= 0 || w.P99 < w.P50 {
-					t.Errorf("%s debits: %+v, for %d pages", kind, w, pages)
+				if w := run.waits; w.Pages != uint64(pages) || w.P50 <= 0 || w.P99 < w.P50 {
+					t.Errorf("%s debits: %+v, for %d pages", run.kind, w, pages)
 				}
 			}
 			if rep.Writes.Requests != int(rep.Ticks) || rep.Writes.P50 <= 0 || rep.Writes.Max < rep.Writes.P99 {

@@ -105,7 +105,7 @@ func (s *Store) landed(rows []sqlstore.UpstreamEntry, committed bool) {
 	q.cond().Broadcast()
 }
 
-// waitUpstream waits until no transaction holds taken rows.
+// wait waits until no transaction holds taken rows.
 func (q *upstreamLater) wait() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
