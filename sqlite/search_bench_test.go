@@ -22,7 +22,8 @@ import (
 //	ROOST_BENCH_DB=/tmp/search10m.db go test ./sqlite -run '^$' -bench SearchMix -benchtime 3x
 //
 // The mix takes its user names and rare words from the database, so it
-// works on any generated network.
+// works on any generated network. ROOST_BENCH_QUERY, when set, replaces the
+// mix with that one query.
 func BenchmarkSearchMix(b *testing.B) {
 	path := os.Getenv("ROOST_BENCH_DB")
 	if path == "" {
@@ -37,6 +38,9 @@ func BenchmarkSearchMix(b *testing.B) {
 	mix, err := benchMix(ctx, s)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if q := os.Getenv("ROOST_BENCH_QUERY"); q != "" {
+		mix = []string{q}
 	}
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	type timing struct {

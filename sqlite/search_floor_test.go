@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,31 @@ func TestSearchScoreFloor(t *testing.T) {
 	}
 	if !floorOn() {
 		t.Fatal("no floor once the negative count is gone")
+	}
+}
+
+// TestTopWindowCovered checks that a Top page's score window tests the
+// conditions on flags, lang and likes from posts_bucket_score alone
+// (migration 0037): the walk reads no post rows for them, which matters
+// most for -min_faves:, whose matches a walk by score reaches last.
+func TestTopWindowCovered(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	for _, query := range []string{"-min_faves:2 -filter:retweets", "min_faves:5 lang:en", "-min_faves:10 -lang:ja"} {
+		q, err := search.Parse(query, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &compiler{s: s, ctx: ctx}
+		pl, err := c.plan(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]any{int64(900), pl.lo, pl.hi, int64(0), sqlstore.MaxInt64, sqlstore.MaxInt64, sqlstore.MaxInt64, sqlstore.MaxInt64},
+			pl.where.args...)
+		plan := strings.Join(queryPlan(t, s, windowSQL(&pl, true), append(args, 21)...), " | ")
+		if !strings.Contains(plan, "USING COVERING INDEX posts_bucket_score") {
+			t.Errorf("%q: the score window reads post rows: %s", query, plan)
+		}
 	}
 }
