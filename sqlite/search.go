@@ -221,7 +221,7 @@ func selectFrom(d access, pl plan, keys string, filters ...access) (string, []an
 func (s *Store) smallest(ctx context.Context, pl plan, cands []access, limit int) (access, int64, error) {
 	best, bestN := cands[0], int64(limit)+1
 	for _, d := range cands {
-		n, err := countIn(ctx, s.read, d, pl.lo, pl.hi, limit)
+		n, err := s.count(ctx, s.read, &pl, d, pl.lo, pl.hi, limit)
 		if err != nil {
 			return best, 0, err
 		}

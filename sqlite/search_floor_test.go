@@ -121,3 +121,59 @@ func TestTopWindowCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestTopCountsCached checks the count cache of Top plans
+// (search_counts.go): a query's next page plans without counting again, and
+// a write moves the content version, so that the next page counts afresh
+// and finds the new posts.
+func TestTopCountsCached(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	s.topSetCap = 1 // every Top page with a driver by buckets, counted
+	write := func(from, n int, faves int64) {
+		t.Helper()
+		var posts []social.Post
+		for i := from; i < from+n; i++ {
+			at := t0.Add(time.Duration(i) * time.Hour)
+			id := (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
+			posts = append(posts, social.Post{ID: id, AuthorID: 1, CreatedAt: at, Text: "a plain word", FavoriteCount: faves})
+		}
+		b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+		if _, err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0, 40, 1)
+	q, err := search.Parse("word", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func(after *social.Key) social.Page[social.Post] {
+		t.Helper()
+		pg, err := s.Search(ctx, q, social.Top, social.PageReq{Limit: 10, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pg
+	}
+	first := page(nil)
+	if s.counts.misses == 0 || first.Next == nil {
+		t.Fatalf("the first page counted nothing through the cache (%d misses) or has no next page", s.counts.misses)
+	}
+	misses, hits := s.counts.misses, s.counts.hits
+	page(first.Next)
+	if s.counts.misses != misses || s.counts.hits == hits {
+		t.Errorf("the next page counted again: misses %d → %d, hits %d → %d", misses, s.counts.misses, hits, s.counts.hits)
+	}
+	write(40, 3, 500) // liked far more than the others: the top of the page
+	misses = s.counts.misses
+	got := page(nil)
+	if s.counts.misses == misses {
+		t.Error("after a write the page planned with the counts of the version before")
+	}
+	for i, p := range got.Items[:3] {
+		if p.FavoriteCount != 500 {
+			t.Errorf("item %d after the write: %d likes, want one of the new posts", i, p.FavoriteCount)
+		}
+	}
+}

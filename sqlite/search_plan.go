@@ -96,6 +96,11 @@ type plan struct {
 	// whole (the repost rule).
 	conds []cond
 	kids  []search.Node
+	// counted marks a plan whose counts may be kept in the store's
+	// count cache under content version version (search_counts.go): a
+	// Top page's, whose counts do not depend on its cursor.
+	counted bool
+	version int64
 }
 
 func (c *compiler) plan(q *search.Query) (plan, error) {

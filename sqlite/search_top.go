@@ -67,6 +67,10 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 	d, n := scanAccess, int64(limit)
 	if len(cands) > 0 {
 		var err error
+		if pl.version, err = s.contentVersion(ctx); err != nil {
+			return statement{}, err
+		}
+		pl.counted = true
 		if d, n, err = s.smallest(ctx, pl, cands, limit); err != nil {
 			return statement{}, err
 		}
@@ -161,7 +165,7 @@ func (s *Store) topBuckets(ctx context.Context, pl *plan, d *access, p social.Pa
 	sparse, n := false, int64(0)
 	if d != nil {
 		lo, hi := bucketRange(buckets[0].b, pl.lo, pl.hi)
-		if n, err = countIn(ctx, tx, *d, lo, hi, cmp.Or(s.bucketDriverCap, bucketDriverCap)); err != nil {
+		if n, err = s.count(ctx, tx, pl, *d, lo, hi, cmp.Or(s.bucketDriverCap, bucketDriverCap)); err != nil {
 			return social.Page[social.Post]{}, err
 		}
 		sparse = n < int64(cmp.Or(s.bucketDriverCap, bucketDriverCap))

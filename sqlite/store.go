@@ -43,6 +43,8 @@ type Store struct {
 	later upstreamLater
 	// ckpt copies the log into the database file (checkpoint.go).
 	ckpt *checkpointer
+	// counts keeps the counts that plan Top pages (search_counts.go).
+	counts countCache
 
 	// topSetCap is the planner's topSetCap (search_plan.go); tests lower
 	// it to drive every Top page through the score buckets.
