@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-
-	"github.com/roostapi/roost/sqlstore"
 )
 
 // countCache keeps the counts that choose a Top page's plan (the
@@ -56,16 +54,6 @@ func (c *countCache) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n, c.hits, c.misses = nil, 0, 0
-}
-
-// contentVersion reads the content counter (sqlstore.VersionContent),
-// which moves in the transaction of every write of data.
-func (s *Store) contentVersion(ctx context.Context) (int64, error) {
-	var n int64
-	if err := s.read.QueryRowContext(ctx, `SELECT n FROM versions WHERE name = ?`, sqlstore.VersionContent).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqlite: search: content version: %w", err)
-	}
-	return n, nil
 }
 
 // count is countIn, through the count cache when pl's counts may be kept

@@ -66,11 +66,11 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 	limit := cmp.Or(s.topSetCap, topSetCap)
 	d, n := scanAccess, int64(limit)
 	if len(cands) > 0 {
-		var err error
-		if pl.version, err = s.contentVersion(ctx); err != nil {
-			return statement{}, err
+		v, err := s.Versions(ctx) // the counters the API's caches read
+		if err != nil {
+			return statement{}, fmt.Errorf("sqlite: search: %w", err)
 		}
-		pl.counted = true
+		pl.version, pl.counted = v.Content, true
 		if d, n, err = s.smallest(ctx, pl, cands, limit); err != nil {
 			return statement{}, err
 		}
