@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -19,7 +18,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	}
 	// A connection of its own (query_only refuses VACUUM INTO) that
 	// writes nothing to the database.
-	db, err := sql.Open("sqlite", dsn(s.path, false))
+	db, err := openDB(dsn(s.path, false))
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
@@ -39,7 +38,7 @@ func Restore(ctx context.Context, from, to string) error {
 	if _, err := os.Stat(from); err != nil {
 		return fmt.Errorf("sqlite: restore: %w", err)
 	}
-	src, err := sql.Open("sqlite", dsn(from, false))
+	src, err := openDB(dsn(from, false))
 	if err != nil {
 		return fmt.Errorf("sqlite: restore: %w", err)
 	}

@@ -36,7 +36,7 @@ type checkpointer struct {
 }
 
 func newCheckpointer(path string, log *slog.Logger) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path, false))
+	db, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 // with its neighbours; ftsFaithful refuses what unicode61 splits (an Indic
 // vowel sign).
 func TestFTSFaithfulRanges(t *testing.T) {
-	db, err := sql.Open("sqlite", "file::memory:")
+	db, err := openDB("file::memory:")
 	if err != nil {
 		t.Fatal(err)
 	}

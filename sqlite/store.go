@@ -71,9 +71,12 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
 	}
-	write, err := sql.Open("sqlite", dsn(path, false))
+	write, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if pagePool.err != nil {
+		log.Warn("sqlite: no page pool, pages are allocated one by one", "err", pagePool.err)
 	}
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
@@ -89,7 +92,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := sql.Open("sqlite", dsn(path, true))
+	read, err := openDB(dsn(path, true))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)

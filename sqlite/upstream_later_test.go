@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ func TestUpstreamLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	other, err := openDB("file:" + path + "?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
