@@ -41,6 +41,10 @@ import (
 //     other conditions are common, about limit+1 rows; when every driver
 //     is common, a sorted one of fewer than sortedCap rows, else the first
 //     in id order (commonDriver);
+//   - both orders, when the driver chosen has fewer than estimateCap (Top:
+//     topSetCap) rows but at least estimateStop: the other drivers of
+//     fewer than filterRatio times its rows narrow it (narrowing), their
+//     ids required before a post is read;
 //   - Top: when some driver (or the id range) has fewer than topSetCap
 //     rows, all its matches are sorted by score; otherwise posts are read
 //     bucket by bucket (search_top.go): a driver's candidates sorted

@@ -238,6 +238,67 @@ func TestSearchSortedFilter(t *testing.T) {
 	}
 }
 
+// TestSearchNarrowed: when the smallest driver (the word, 150 posts) is
+// not tiny and another (min_faves:, 600 posts) has fewer than filterRatio
+// times its rows, the page requires the other's ids before it reads a
+// post, in both orders, and still finds exactly the matches, page after
+// page.
+func TestSearchNarrowed(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	var posts []social.Post
+	var want []int64
+	for i := range 2000 {
+		p := social.Post{ID: int64(1000 + i), AuthorID: 1, CreatedAt: t0.Add(time.Duration(i) * time.Minute), Text: "other text"}
+		if i%2 == 0 && i < 1200 {
+			p.FavoriteCount = 10 + int64(i%7)
+		}
+		if i%13 == 0 {
+			p.Text = "the word here"
+			if p.FavoriteCount >= 10 {
+				want = append(want, p.ID)
+			}
+		}
+		posts = append(posts, p)
+	}
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := search.Parse("min_faves:10 word", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, driver := range map[social.Order]string{social.Latest: "fts&faves", social.Top: "fts+sort&faves"} {
+		st, err := s.searchStatement(ctx, q, o, social.PageReq{Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.driver != driver {
+			t.Errorf("%v: driver %q, want %s", o, st.driver, driver)
+		}
+		var got []int64
+		req := social.PageReq{Limit: 7}
+		for {
+			pg, err := s.Search(ctx, q, o, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pg.Items {
+				got = append(got, p.ID)
+			}
+			if pg.Next == nil {
+				break
+			}
+			req.After = pg.Next
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: got %v, want %v", o, got, want)
+		}
+	}
+}
+
 // TestSearchTo: to: is driven by the replies to the name (index posts_to),
 // in any case, and finds exactly the replies to it.
 func TestSearchTo(t *testing.T) {

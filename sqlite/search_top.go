@@ -65,14 +65,22 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 	}
 	limit := cmp.Or(s.topSetCap, topSetCap)
 	d, n := scanAccess, int64(limit)
+	var filters []access
 	if len(cands) > 0 {
 		v, err := s.Versions(ctx) // the counters the API's caches read
 		if err != nil {
 			return statement{}, fmt.Errorf("sqlite: search: %w", err)
 		}
 		pl.version, pl.counted = v.Content, true
-		if d, n, err = s.smallest(ctx, pl, cands, limit); err != nil {
+		di, m, err := s.smallestAt(ctx, pl, cands, limit)
+		if err != nil {
 			return statement{}, err
+		}
+		d, n = cands[di], m
+		if n < int64(limit) {
+			if filters, err = s.narrowing(ctx, &pl, cands, di, n); err != nil {
+				return statement{}, err
+			}
 		}
 	}
 	if n >= int64(limit) {
@@ -87,8 +95,12 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 		}
 		return st, nil
 	}
-	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, sqlstore.PostColumns+", c.score, c.id")
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: d.name + "+sort"}, nil
+	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, sqlstore.PostColumns+", c.score, c.id", filters...)
+	name := d.name + "+sort"
+	for _, x := range filters {
+		name += "&" + x.name
+	}
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
 }
 
 // driverSort is the SQL of the best matches by score of driver d among ids
@@ -97,15 +109,23 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 // and checked in that order, so that posts rows are read only until the
 // limit (the last argument, to be appended) is reached. Scores equal to
 // floor are kept: they may still win on id. cols are the
-// columns to select, over p (the post) and c (score, id).
-func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string) (string, []any) {
+// columns to select, over p (the post) and c (score, id). Each filter's
+// ids (in range) must hold a candidate before its score is looked up, as
+// in selectFrom.
+func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string, filters ...access) (string, []any) {
 	var args []any
 	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
 		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
-		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?" +
-		" AND s.score <= ? AND (s.score < ? OR s.id < ?) AND s.score >= ? ORDER BY s.score DESC, s.id DESC"
+		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
 	args = append(args, d.cond.args...)
-	args = append(args, lo, hi, sc, sc, id, floor)
+	args = append(args, lo, hi)
+	for _, x := range filters {
+		inner += " AND +" + d.ekey + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
+			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
+		args = append(append(args, x.cond.args...), lo, hi)
+	}
+	inner += " AND s.score <= ? AND (s.score < ? OR s.id < ?) AND s.score >= ? ORDER BY s.score DESC, s.id DESC"
+	args = append(args, sc, sc, id, floor)
 	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
 	// sorts (id, score) pairs only and then reads rows in that order, the
 	// outer ORDER BY being satisfied by the materialised order.
