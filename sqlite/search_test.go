@@ -218,27 +218,12 @@ func TestSearchSortedFilter(t *testing.T) {
 	if st.driver != "faves+sort&fts" {
 		t.Errorf("driver %q, want faves+sort&fts", st.driver)
 	}
-	var got []int64
-	req := social.PageReq{Limit: 4}
-	for {
-		pg, err := s.Search(ctx, q, social.Latest, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pg.Items {
-			got = append(got, p.ID)
-		}
-		if pg.Next == nil {
-			break
-		}
-		req.After = pg.Next
-	}
-	if !slices.Equal(got, want) {
+	if got := searchtest.PagedIDs(t, s, q, social.Latest, 4); !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
 
-// TestSearchNarrowed: when the smallest driver (the word, 150 posts) is
+// TestSearchNarrowed: when the smallest driver (the word, 154 posts) is
 // not tiny and another (min_faves:, 600 posts) has fewer than filterRatio
 // times its rows, the page requires the other's ids before it reads a
 // post, in both orders, and still finds exactly the matches, page after
@@ -277,21 +262,7 @@ func TestSearchNarrowed(t *testing.T) {
 		if st.driver != driver {
 			t.Errorf("%v: driver %q, want %s", o, st.driver, driver)
 		}
-		var got []int64
-		req := social.PageReq{Limit: 7}
-		for {
-			pg, err := s.Search(ctx, q, o, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range pg.Items {
-				got = append(got, p.ID)
-			}
-			if pg.Next == nil {
-				break
-			}
-			req.After = pg.Next
-		}
+		got := searchtest.PagedIDs(t, s, q, o, 7)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("%v: got %v, want %v", o, got, want)
