@@ -21,13 +21,10 @@ func TestSearchScoreFloor(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	s.topSetCap, s.bucketDriverCap = 1, 1 // every Top page by score windows
-	snow := func(at time.Time) int64 {
-		return (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
-	}
 	var posts []social.Post
 	for i := range 60 {
 		at := t0.Add(time.Duration(i) * 36 * time.Hour)
-		posts = append(posts, social.Post{ID: snow(at), AuthorID: 1, CreatedAt: at, Text: "plain words", FavoriteCount: int64(i % 7)})
+		posts = append(posts, social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "plain words", FavoriteCount: int64(i % 7)})
 	}
 	// The match: 150 faves, and more engagement than any other post.
 	hit := &posts[40]
@@ -135,8 +132,7 @@ func TestTopCountsCached(t *testing.T) {
 		var posts []social.Post
 		for i := from; i < from+n; i++ {
 			at := t0.Add(time.Duration(i) * time.Hour)
-			id := (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
-			posts = append(posts, social.Post{ID: id, AuthorID: 1, CreatedAt: at, Text: "a plain word", FavoriteCount: faves})
+			posts = append(posts, social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "a plain word", FavoriteCount: faves})
 		}
 		b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
 		if _, err := s.Write(ctx, b); err != nil {
