@@ -84,19 +84,20 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 	}
 	if d.sorted {
 		sqlText, args := sortedSelect(d, pl, filters...)
-		name := d.name + "+sort"
-		for _, x := range filters {
-			name += "&" + x.name
-		}
-		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
+		return statement{sql: sqlText, args: append(args, p.Limit+1), driver: planName(d.name+"+sort", filters)}, nil
 	}
 	sqlText, args := selectFrom(d, pl, "p.id, p.id", filters...)
 	sqlText += " ORDER BY " + d.key + " DESC LIMIT ?"
-	name := d.name
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: planName(d.name, filters)}, nil
+}
+
+// planName names a plan for tests and EXPLAIN: the driver's way, then
+// each filter's name after "&".
+func planName(driver string, filters []access) string {
 	for _, x := range filters {
-		name += "&" + x.name
+		driver += "&" + x.name
 	}
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
+	return driver
 }
 
 // sortedSelect is the Latest page through a driver not in id order: its

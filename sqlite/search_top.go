@@ -96,11 +96,7 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 		return st, nil
 	}
 	sqlText, args := driverSort(d, pl, pl.lo, pl.hi, sc, id, minScore, sqlstore.PostColumns+", c.score, c.id", filters...)
-	name := d.name + "+sort"
-	for _, x := range filters {
-		name += "&" + x.name
-	}
-	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: name}, nil
+	return statement{sql: sqlText, args: append(args, p.Limit+1), driver: planName(d.name+"+sort", filters)}, nil
 }
 
 // driverSort is the SQL of the best matches by score of driver d among ids
