@@ -112,11 +112,7 @@ func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
 	args = append(args, pl.lo, pl.hi)
 	cands := "SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.sql +
 		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
-	for _, x := range filters {
-		cands += " AND +" + d.ekey + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
-			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
-		args = append(append(args, x.cond.args...), pl.lo, pl.hi)
-	}
+	cands, args = withFilters(cands, args, d.ekey, pl.lo, pl.hi, filters)
 	args = append(args, pl.where.args...)
 	return "WITH c AS MATERIALIZED (" + cands + " ORDER BY 1 DESC) SELECT " + sqlstore.PostColumns +
 		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.sql +
@@ -207,16 +203,23 @@ func selectFrom(d access, pl plan, keys string, filters ...access) (string, []an
 	args = append(args, d.cond.args...)
 	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ?"
 	args = append(args, pl.lo, pl.hi)
-	for _, x := range filters {
-		// "+" keeps the test a filter: as a constraint on the driver's
-		// key it would replace the ordered walk by lookups of every id.
-		sqlText += " AND +" + d.key + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
-			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
-		args = append(append(args, x.cond.args...), pl.lo, pl.hi)
-	}
+	sqlText, args = withFilters(sqlText, args, d.key, pl.lo, pl.hi, filters)
 	sqlText += " AND " + pl.where.sql
 	args = append(args, pl.where.args...)
 	return sqlText, args
+}
+
+// withFilters appends to a WHERE clause (and its arguments) the test that
+// key is among each filter's ids in (lo, hi], checked before the post's
+// row is read. "+" keeps the test a filter: as a constraint on the
+// driver's key it would replace the ordered walk by lookups of every id.
+func withFilters(where string, args []any, key string, lo, hi int64, filters []access) (string, []any) {
+	for _, x := range filters {
+		where += " AND +" + key + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
+			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
+		args = append(append(args, x.cond.args...), lo, hi)
+	}
+	return where, args
 }
 
 // smallest counts the rows of each candidate driver, up to limit each, and

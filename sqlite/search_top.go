@@ -115,11 +115,7 @@ func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string, fil
 		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
 	args = append(args, d.cond.args...)
 	args = append(args, lo, hi)
-	for _, x := range filters {
-		inner += " AND +" + d.ekey + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
-			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
-		args = append(append(args, x.cond.args...), lo, hi)
-	}
+	inner, args = withFilters(inner, args, d.ekey, lo, hi, filters)
 	inner += " AND s.score <= ? AND (s.score < ? OR s.id < ?) AND s.score >= ? ORDER BY s.score DESC, s.id DESC"
 	args = append(args, sc, sc, id, floor)
 	// MATERIALIZED keeps the candidates apart from the posts rows: SQLite
