@@ -69,16 +69,16 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 		d = pl.drivers[0]
 	} else if len(pl.drivers) > 0 {
 		limit := cmp.Or(s.estimateCap, estimateCap)
-		di, n, err := s.smallestAt(ctx, pl, pl.drivers, limit)
+		c, err := s.smallestAt(ctx, pl, pl.drivers, limit)
 		if err != nil {
 			return statement{}, err
 		}
-		d = pl.drivers[di]
-		if n >= int64(limit) {
+		d = pl.drivers[c.best]
+		if c.n[c.best] >= int64(limit) {
 			if d, filters, err = s.commonDriver(ctx, pl, p.Limit); err != nil {
 				return statement{}, err
 			}
-		} else if filters, err = s.narrowing(ctx, &pl, pl.drivers, di, n); err != nil {
+		} else if filters, err = s.narrowing(ctx, &pl, pl.drivers, c); err != nil {
 			return statement{}, err
 		}
 	}
@@ -226,26 +226,41 @@ func withFilters(where string, args []any, key string, lo, hi int64, filters []a
 // returns the driver with the fewest and its count (limit meaning "at
 // least limit").
 func (s *Store) smallest(ctx context.Context, pl plan, cands []access, limit int) (access, int64, error) {
-	i, n, err := s.smallestAt(ctx, pl, cands, limit)
-	return cands[i], n, err
+	c, err := s.smallestAt(ctx, pl, cands, limit)
+	if err != nil {
+		return cands[c.best], 0, err
+	}
+	return cands[c.best], c.n[c.best], nil
 }
 
-// smallestAt is smallest, returning the index of the driver in cands.
-func (s *Store) smallestAt(ctx context.Context, pl plan, cands []access, limit int) (int, int64, error) {
-	best, bestN := 0, int64(limit)+1
+// driverCounts are the counts smallestAt read: each candidate's rows in
+// range up to limit (-1: not counted), and the index of the fewest.
+type driverCounts struct {
+	n     []int64
+	limit int
+	best  int
+}
+
+// smallestAt is smallest, returning every count it read.
+func (s *Store) smallestAt(ctx context.Context, pl plan, cands []access, limit int) (driverCounts, error) {
+	c := driverCounts{n: make([]int64, len(cands)), limit: limit}
+	for i := range c.n {
+		c.n[i] = -1
+	}
 	for i, d := range cands {
 		n, err := s.count(ctx, s.read, &pl, d, pl.lo, pl.hi, limit)
 		if err != nil {
-			return best, 0, err
+			return c, err
 		}
-		if n < bestN {
-			best, bestN = i, n
+		c.n[i] = n
+		if i > 0 && n < c.n[c.best] {
+			c.best = i
 		}
 		if n < estimateStop {
 			break
 		}
 	}
-	return best, min(bestN, int64(limit)), nil
+	return c, nil
 }
 
 // filterRatio bounds the drivers that narrow another (narrowing): fewer
@@ -257,33 +272,39 @@ func (s *Store) smallestAt(ctx context.Context, pl plan, cands []access, limit i
 // it costs at most filterRatio index entries a driver row.
 const filterRatio = 10
 
-// narrowing returns the drivers of cands, but cands[di] (the driver, of n
-// rows) and the id range, that have fewer than filterRatio·n rows in range
-// (and fewer than sortedCap): the page then requires a candidate's id
-// among each one's ids before it reads the candidate's post, as
-// commonDriver's filters do. Reading such a driver's ids whole costs an
+// narrowing returns the drivers of cands, but the driver (cands[c.best],
+// of n = c.n[c.best] rows) and the id range, that have fewer than
+// filterRatio·n rows in range (and fewer than sortedCap): the page then
+// requires a candidate's id among each one's ids before it reads the
+// candidate's post, as commonDriver's filters do. Reading such a driver's ids whole costs an
 // index entry a row, while a condition the driver's candidates rarely meet
 // costs a posts row for each of them: on 1M posts, min_faves:100 with a
 // word of 1,860 posts read them all (41 ms with the cache empty) to keep
 // 9; the 6,507 ids of posts_faves as a filter took it to 4.7 ms, and
 // roost bench's search p99 from 10.4-11.1 ms to 8.3-9.1 (Latest) and
 // 20.1-20.9 to 16.1-17.1 (Top). A driver of fewer than estimateStop rows
-// is read as it is.
-func (s *Store) narrowing(ctx context.Context, pl *plan, cands []access, di int, n int64) ([]access, error) {
+// is read as it is. A driver's count from c is used when it decides
+// (below c.limit, or a bound no higher than c.limit); only the others are
+// counted again, up to the bound.
+func (s *Store) narrowing(ctx context.Context, pl *plan, cands []access, c driverCounts) ([]access, error) {
+	n := c.n[c.best]
 	if n < estimateStop {
 		return nil, nil
 	}
-	limit := int(min(filterRatio*n, sortedCap))
+	limit := min(filterRatio*n, sortedCap)
 	var out []access
 	for i, x := range cands {
-		if i == di || x.name == rangeAccess.name {
+		if i == c.best || x.name == rangeAccess.name {
 			continue
 		}
-		m, err := s.count(ctx, s.read, pl, x, pl.lo, pl.hi, limit)
-		if err != nil {
-			return nil, err
+		m := c.n[i]
+		if m < 0 || (m >= int64(c.limit) && limit > int64(c.limit)) {
+			var err error
+			if m, err = s.count(ctx, s.read, pl, x, pl.lo, pl.hi, int(limit)); err != nil {
+				return nil, err
+			}
 		}
-		if m < int64(limit) {
+		if m < limit {
 			out = append(out, x)
 		}
 	}

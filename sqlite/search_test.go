@@ -268,6 +268,17 @@ func TestSearchNarrowed(t *testing.T) {
 			t.Errorf("%v: got %v, want %v", o, got, want)
 		}
 	}
+	// Counted up to 200 rows each, min_faves: (600 posts) and from:alice
+	// (2,000) read "at least 200": each is counted again, up to ten times
+	// the word's rows, and only min_faves: narrows.
+	s.estimateCap = 200
+	q, err = search.Parse("min_faves:10 word from:alice", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.searchStatement(ctx, q, social.Latest, social.PageReq{Limit: 20}); err != nil || st.driver != "fts&faves" {
+		t.Errorf("counted up to 200: driver %q (%v), want fts&faves", st.driver, err)
+	}
 }
 
 // TestSearchTo: to: is driven by the replies to the name (index posts_to),

@@ -72,13 +72,13 @@ func (s *Store) topStatement(ctx context.Context, pl plan, p social.PageReq) (st
 			return statement{}, fmt.Errorf("sqlite: search: %w", err)
 		}
 		pl.version, pl.counted = v.Content, true
-		di, m, err := s.smallestAt(ctx, pl, cands, limit)
+		c, err := s.smallestAt(ctx, pl, cands, limit)
 		if err != nil {
 			return statement{}, err
 		}
-		d, n = cands[di], m
+		d, n = cands[c.best], c.n[c.best]
 		if n < int64(limit) {
-			if filters, err = s.narrowing(ctx, &pl, cands, di, n); err != nil {
+			if filters, err = s.narrowing(ctx, &pl, cands, c); err != nil {
 				return statement{}, err
 			}
 		}
