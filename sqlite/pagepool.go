@@ -59,14 +59,12 @@ func installPagePool() error {
 	tls := libc.NewTLS()
 	defer tls.Close()
 	va := libc.Xmalloc(tls, types.Size_t(3*8)) // room for three arguments
+	defer libc.Xfree(tls, va)                  // free(0) does nothing
 	hdr := libc.Xcalloc(tls, 1, types.Size_t(8))
+	defer libc.Xfree(tls, hdr)
 	if va == 0 || hdr == 0 {
-		libc.Xfree(tls, va)
-		libc.Xfree(tls, hdr)
 		return fmt.Errorf("sqlite: page pool: out of memory")
 	}
-	defer libc.Xfree(tls, va)
-	defer libc.Xfree(tls, hdr)
 	// The bytes a slot needs beyond the page: SQLite's headers of it.
 	if rc := lib.Xsqlite3_config(tls, lib.SQLITE_CONFIG_PCACHE_HDRSZ, libc.VaList(va, hdr)); rc != lib.SQLITE_OK {
 		return fmt.Errorf("sqlite: page pool: SQLITE_CONFIG_PCACHE_HDRSZ: code %d", rc)
