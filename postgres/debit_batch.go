@@ -22,7 +22,9 @@ import (
 // a single debit locks one key only); request ids charged before, or
 // earlier in the batch, are refused; each key's debits are decided in the
 // order they came against its balance; then the balances, the claimed
-// request ids and the ledger rows are written by one statement each.
+// request ids and the ledger rows are written by one statement each. The
+// transaction takes two round trips (inTwoTrips): the reads with BEGIN, the
+// writes with COMMIT.
 // When the transaction fails on a request id another process claimed
 // meanwhile (settle) or on a lock, each debit is made again alone; when
 // its reply is lost, the charges are settled by their request ids as
@@ -42,12 +44,12 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 	}
 	var charged []int              // debits the transaction charges, if it commits
 	decided := slices.Clone(twice) // refused, whether or not it commits
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		balances, err := lockKeys(ctx, tx, ds)
+	err := s.inTwoTrips(ctx, func(b *pgx.Batch) { readBatch(b, ds, decided) }, func(br pgx.BatchResults, b *pgx.Batch) error {
+		balances, err := scanBalances(br)
 		if err != nil {
 			return err
 		}
-		if err := s.refuseCharged(ctx, tx, ds, decided, out); err != nil {
+		if err := refuseCharged(br, ds, decided, out); err != nil {
 			return err
 		}
 		if s.beforeDebitWrites != nil {
@@ -68,7 +70,8 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			out[i] = sqlstore.DebitResult{Balance: bal - d.Amount}
 			charged = append(charged, i)
 		}
-		return writeDebits(ctx, tx, ds, out, charged, balances)
+		queueDebits(b, ds, out, charged, balances)
+		return nil
 	})
 	if s.loseDebitReply != nil && err == nil {
 		err = s.loseDebitReply()
@@ -101,16 +104,80 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 	}
 }
 
-// lockKeys locks the rows of the batch's keys, in id order, and returns
-// the balance of each live one (a revoked or unknown key is absent).
-func lockKeys(ctx context.Context, tx pgx.Tx, ds []social.Debit) (map[int64]int64, error) {
+// lockKeysSQL locks the rows of the batch's keys, in id order, and reads
+// the balance of each.
+const lockKeysSQL = `SELECT id, balance, revoked_at IS NULL FROM api_keys WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+
+// refuseSQL finds which of a list of (key, request id) pairs were charged.
+const refuseSQL = `SELECT key_id, request_id FROM debit_requests
+	WHERE (key_id, request_id) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`
+
+// readBatch queues the reads of a batch's transaction: its keys' rows,
+// locked (lockKeysSQL), and the request ids charged before (refuseSQL),
+// for the debits not decided yet.
+func readBatch(b *pgx.Batch, ds []social.Debit, decided []bool) {
 	var ids []int64
 	for _, d := range ds {
 		ids = append(ids, d.KeyID)
 	}
 	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	rows, err := tx.Query(ctx, `SELECT id, balance, revoked_at IS NULL FROM api_keys WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+	b.Queue(lockKeysSQL, slices.Compact(ids))
+	var keys []int64
+	var reqs []string
+	for i, d := range ds {
+		if !decided[i] && d.RequestID != "" {
+			keys, reqs = append(keys, d.KeyID), append(reqs, d.RequestID)
+		}
+	}
+	b.Queue(refuseSQL, keys, reqs)
+}
+
+// inTwoTrips runs one transaction in two round trips: BEGIN with the
+// reads read queues, then the writes decide queues (having read the
+// reads' results, in order) with COMMIT. A transaction that fails is
+// rolled back before its connection goes back to the pool.
+func (s *Store) inTwoTrips(ctx context.Context, read func(*pgx.Batch), decide func(pgx.BatchResults, *pgx.Batch) error) (err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	open := true
+	defer func() {
+		if open {
+			// A connection that cannot roll back is closed by Release.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			conn.Exec(rctx, "ROLLBACK") //nolint:errcheck // the transaction's own error is the one to report
+		}
+	}()
+	reads := &pgx.Batch{}
+	reads.Queue("BEGIN")
+	read(reads)
+	br := conn.SendBatch(ctx, reads)
+	writes := &pgx.Batch{}
+	_, err = br.Exec()
+	if err == nil {
+		err = decide(br, writes)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	writes.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, writes).Close(); err != nil {
+		return err
+	}
+	open = false
+	return nil
+}
+
+// scanBalances reads lockKeysSQL's rows: the balance of each live key (a
+// revoked or unknown key is absent).
+func scanBalances(br pgx.BatchResults) (map[int64]int64, error) {
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
@@ -129,12 +196,12 @@ func lockKeys(ctx context.Context, tx pgx.Tx, ds []social.Debit) (map[int64]int6
 	return out, rows.Err()
 }
 
-// writeDebits writes what the charged debits (indexes into ds, in order)
-// change: the keys' balances, the claimed request ids and the ledger rows,
-// one statement each.
-func writeDebits(ctx context.Context, tx pgx.Tx, ds []social.Debit, out []sqlstore.DebitResult, charged []int, balances map[int64]int64) error {
+// queueDebits queues the writes of the charged debits (indexes into ds,
+// in order): the keys' balances, the claimed request ids and the ledger
+// rows, one statement each.
+func queueDebits(b *pgx.Batch, ds []social.Debit, out []sqlstore.DebitResult, charged []int, balances map[int64]int64) {
 	if len(charged) == 0 {
-		return nil
+		return
 	}
 	now := time.Now().UnixMicro()
 	var (
@@ -157,7 +224,6 @@ func writeDebits(ctx context.Context, tx pgx.Tx, ds []social.Debit, out []sqlsto
 		lKeys, lReqs, lEndpoints = append(lKeys, d.KeyID), append(lReqs, d.RequestID), append(lEndpoints, d.Endpoint)
 		lItems, lAmounts, lBalances = append(lItems, int64(d.Items)), append(lAmounts, d.Amount), append(lBalances, out[i].Balance)
 	}
-	b := &pgx.Batch{}
 	b.Queue(`UPDATE api_keys k SET balance = v.balance FROM unnest($1::bigint[], $2::bigint[]) AS v(id, balance) WHERE k.id = v.id`,
 		keyIDs, keyBals)
 	if len(reqKeys) > 0 {
@@ -168,32 +234,20 @@ func writeDebits(ctx context.Context, tx pgx.Tx, ds []social.Debit, out []sqlsto
 		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
 			WITH ORDINALITY AS v(key_id, request_id, endpoint, items, amount, balance_after, n)
 		ORDER BY n`, lKeys, lReqs, lEndpoints, lItems, lAmounts, lBalances, now)
-	return tx.SendBatch(ctx, b).Close()
 }
 
-// refuseCharged refuses, in one statement, the debits of the batch whose
-// request ids were charged before.
-func (s *Store) refuseCharged(ctx context.Context, tx pgx.Tx, ds []social.Debit, decided []bool, out []sqlstore.DebitResult) error {
-	var keys []int64
-	var ids []string
-	for i, d := range ds {
-		if !decided[i] && d.RequestID != "" {
-			keys, ids = append(keys, d.KeyID), append(ids, d.RequestID)
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	rows, err := tx.Query(ctx, `SELECT key_id, request_id FROM debit_requests
-		WHERE (key_id, request_id) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`, keys, ids)
+// refuseCharged reads refuseSQL's rows and refuses the debits of the
+// batch whose request ids were charged before.
+func refuseCharged(br pgx.BatchResults, ds []social.Debit, decided []bool, out []sqlstore.DebitResult) error {
+	rows, err := br.Query()
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	seen := map[sqlstore.ChargedRequest]bool{}
 	for rows.Next() {
 		var k sqlstore.ChargedRequest
 		if err := rows.Scan(&k.Key, &k.ID); err != nil {
-			rows.Close()
 			return err
 		}
 		seen[k] = true
