@@ -14,36 +14,48 @@ import (
 	"github.com/roostapi/roost/sqlstore"
 )
 
-// debitBatch decides a batch of debits (none keeps a response) in one
-// transaction: one commit, and each key's row locked once, where debits
-// one statement each would wait for each other's commit on the key's row.
-// The keys' rows are locked first, in id order (the order of every
-// replica's batches, so two batches never wait for each other in a cycle;
-// a single debit locks one key only); request ids charged before, or
-// earlier in the batch, are refused; each key's debits are decided in the
-// order they came against its balance; then the balances, the claimed
-// request ids and the ledger rows are written by one statement each. The
-// transaction takes two round trips (inTwoTrips): the reads with BEGIN, the
-// writes with COMMIT.
-// When the transaction fails on a request id another process claimed
-// meanwhile (settle) or on a lock, each debit is made again alone; when
-// its reply is lost, the charges are settled by their request ids as
-// debitOne settles them.
+// debitBatch decides a batch of debits (none keeps a response). A request
+// id earlier in the batch is refused; then one statement charges the
+// debits of every key whose balance covers all of its debits
+// (chargeCovered), and the debits left are decided in one transaction
+// (decideRest).
 func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
-	ctx := context.Background()    // the commit must not be cut short by one caller leaving
-	twice := make([]bool, len(ds)) // a request id earlier in the batch
+	ctx := context.Background()      // the commit must not be cut short by one caller leaving
+	decided := make([]bool, len(ds)) // answered: refused, or charged by a commit
 	inBatch := map[sqlstore.ChargedRequest]bool{}
 	for i, d := range ds {
 		if d.RequestID != "" {
 			k := sqlstore.RequestOf(d)
 			if inBatch[k] {
-				out[i], twice[i] = sqlstore.ChargedAlready(d), true
+				out[i], decided[i] = sqlstore.ChargedAlready(d), true
 			}
 			inBatch[k] = true
 		}
 	}
-	var charged []int              // debits the transaction charges, if it commits
-	decided := slices.Clone(twice) // refused, whether or not it commits
+	if s.beforeDebitWrites == nil {
+		s.chargeCovered(ctx, ds, decided, out)
+	}
+	if slices.Contains(decided, false) {
+		s.decideRest(ctx, ds, decided, out)
+	}
+}
+
+// decideRest decides the debits of ds not decided yet in one transaction:
+// one commit, and each key's row locked once, where debits one statement
+// each would wait for each other's commit on the key's row. The keys' rows
+// are locked first, in id order (the order of every replica's batches, so
+// two batches never wait for each other in a cycle; a single debit locks
+// one key only); request ids charged before are refused; each key's debits
+// are decided in the order they came against its balance; then the
+// balances, the claimed request ids and the ledger rows are written by one
+// statement each. The transaction takes two round trips (inTwoTrips): the
+// reads with BEGIN, the writes with COMMIT. When it fails on a request id
+// another process claimed meanwhile (settle) or on a lock, each debit is
+// made again alone; when its reply is lost, the charges are settled by
+// their request ids as debitOne settles them.
+func (s *Store) decideRest(ctx context.Context, ds []social.Debit, decided []bool, out []sqlstore.DebitResult) {
+	before := slices.Clone(decided) // decided before the transaction, whether or not it commits
+	var charged []int               // debits the transaction charges, if it commits
 	err := s.inTwoTrips(ctx, func(b *pgx.Batch) { readBatch(b, ds, decided) }, func(br pgx.BatchResults, b *pgx.Batch) error {
 		balances, err := scanBalances(br)
 		if err != nil {
@@ -81,7 +93,7 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 	case isUniqueViolation(err) || isLockFailure(err):
 		s.log.Debug("debit batch failed; debiting one at a time", "debits", len(ds), "err", err)
 		for i, d := range ds {
-			if !twice[i] {
+			if !before[i] {
 				out[i].Balance, out[i].Err = s.debitOne(ctx, d)
 			}
 		}
@@ -100,7 +112,11 @@ func (s *Store) debitBatch(ds []social.Debit, out []sqlstore.DebitResult) {
 			}
 		}
 	default:
-		sqlstore.FailAll(out, fmt.Errorf("postgres: debit: %w", err))
+		for i := range ds {
+			if !before[i] {
+				out[i] = sqlstore.DebitResult{Err: fmt.Errorf("postgres: debit: %w", err)}
+			}
+		}
 	}
 }
 
@@ -117,8 +133,10 @@ const refuseSQL = `SELECT key_id, request_id FROM debit_requests
 // for the debits not decided yet.
 func readBatch(b *pgx.Batch, ds []social.Debit, decided []bool) {
 	var ids []int64
-	for _, d := range ds {
-		ids = append(ids, d.KeyID)
+	for i, d := range ds {
+		if !decided[i] {
+			ids = append(ids, d.KeyID)
+		}
 	}
 	slices.Sort(ids)
 	b.Queue(lockKeysSQL, slices.Compact(ids))

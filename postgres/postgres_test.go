@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -328,5 +329,77 @@ func TestDebitBatch(t *testing.T) {
 	}
 	if got, err := s.Key(ctx, k.ID); err != nil || got.Balance != 55 {
 		t.Errorf("balance %d, %v after a lost batch; want 55", got.Balance, err)
+	}
+}
+
+// TestDebitCovered: one statement charges the debits of the keys whose
+// balances cover all of theirs (chargeCovered); a key not covered has its
+// debits decided one by one in the batch's transaction, and a request id
+// charged before sends every debit there, where only it is refused.
+func TestDebitCovered(t *testing.T) {
+	s := open(t, freshURL(t))
+	ctx := context.Background()
+	newKey := func(name string, credit int64) int64 {
+		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "p" + name, Digest: sha256.Sum256([]byte(name))}, credit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.ID
+	}
+	a, b, c := newKey("a", 100), newKey("b", 50), newKey("c", 100)
+	if _, err := s.Debit(ctx, social.Debit{KeyID: c, RequestID: "old", Amount: 10, Endpoint: "x", Items: 1}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(batch []social.Debit, want []string) {
+		t.Helper()
+		out := make([]sqlstore.DebitResult, len(batch))
+		s.debitBatch(batch, out)
+		for i, r := range out {
+			got := fmt.Sprintf("balance %d", r.Balance)
+			switch {
+			case errors.Is(r.Err, social.ErrConflict):
+				got = "conflict"
+			case errors.Is(r.Err, social.ErrInsufficientBalance):
+				got = "insufficient"
+			case r.Err != nil:
+				got = r.Err.Error()
+			}
+			if got != want[i] {
+				t.Errorf("debit %d (%+v): %s, want %s", i, batch[i], got, want[i])
+			}
+		}
+	}
+	// The statement alone: a's debits are charged, b's left undecided.
+	d, e := newKey("d", 100), newKey("e", 50)
+	batch := []social.Debit{{KeyID: d, RequestID: "q1", Amount: 30}, {KeyID: e, RequestID: "q2", Amount: 30},
+		{KeyID: d, Amount: 20}, {KeyID: e, RequestID: "q3", Amount: 30}}
+	decided, out := make([]bool, len(batch)), make([]sqlstore.DebitResult, len(batch))
+	s.chargeCovered(ctx, batch, decided, out)
+	if !slices.Equal(decided, []bool{true, false, true, false}) || out[0].Balance != 70 || out[2].Balance != 50 {
+		t.Errorf("chargeCovered: decided %v, results %+v; want d's two debits charged (70, 50), e's left", decided, out)
+	}
+	if k, err := s.Key(ctx, e); err != nil || k.Balance != 50 {
+		t.Errorf("key not covered: balance %d, %v; want 50 untouched", k.Balance, err)
+	}
+	check([]social.Debit{{KeyID: a, RequestID: "r1", Amount: 30}, {KeyID: b, RequestID: "r2", Amount: 30},
+		{KeyID: a, RequestID: "r3", Amount: 20}, {KeyID: b, RequestID: "r4", Amount: 30}, {KeyID: a, Amount: 10}},
+		[]string{"balance 70", "balance 20", "balance 50", "insufficient", "balance 40"})
+	check([]social.Debit{{KeyID: c, RequestID: "r5", Amount: 10}, {KeyID: c, RequestID: "old", Amount: 10}},
+		[]string{"balance 80", "conflict"})
+	for id, want := range map[int64][]int64{a: {100, 70, 50, 40}, b: {50, 20}, c: {100, 90, 80}, d: {100, 70, 50}, e: {50}} {
+		led, err := s.Ledger(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, l := range led {
+			got = append(got, l.BalanceAfter)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("key %d: balances after each ledger row %v, want %v", id, got, want)
+		}
+		if k, err := s.Key(ctx, id); err != nil || k.Balance != want[len(want)-1] {
+			t.Errorf("key %d: balance %d, %v; want %d", id, k.Balance, err, want[len(want)-1])
+		}
 	}
 }
