@@ -22,7 +22,7 @@ const coveredSQL = `WITH d AS (
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
 			WITH ORDINALITY AS d(key_id, request_id, endpoint, items, amount, n)),
 	t AS (SELECT key_id, sum(amount) AS total FROM d GROUP BY key_id),
-	l AS (SELECT a.id, a.balance FROM api_keys a
+	l AS MATERIALIZED (SELECT a.id, a.balance FROM api_keys a
 		WHERE a.id IN (SELECT key_id FROM t) AND a.revoked_at IS NULL ORDER BY a.id FOR UPDATE),
 	k AS (UPDATE api_keys a SET balance = l.balance - t.total FROM l JOIN t ON t.key_id = l.id
 		WHERE a.id = l.id AND l.balance >= t.total RETURNING a.id, l.balance AS before),
