@@ -339,13 +339,7 @@ func TestDebitBatch(t *testing.T) {
 func TestDebitCovered(t *testing.T) {
 	s := open(t, freshURL(t))
 	ctx := context.Background()
-	newKey := func(name string, credit int64) int64 {
-		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "p" + name, Digest: sha256.Sum256([]byte(name))}, credit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k.ID
-	}
+	newKey := func(name string, credit int64) int64 { return storetest.NewKey(t, s, name, credit) }
 	a, b, c := newKey("a", 100), newKey("b", 50), newKey("c", 100)
 	if _, err := s.Debit(ctx, social.Debit{KeyID: c, RequestID: "old", Amount: 10, Endpoint: "x", Items: 1}); err != nil {
 		t.Fatal(err)
@@ -355,16 +349,7 @@ func TestDebitCovered(t *testing.T) {
 		out := make([]sqlstore.DebitResult, len(batch))
 		s.debitBatch(batch, out)
 		for i, r := range out {
-			got := fmt.Sprintf("balance %d", r.Balance)
-			switch {
-			case errors.Is(r.Err, social.ErrConflict):
-				got = "conflict"
-			case errors.Is(r.Err, social.ErrInsufficientBalance):
-				got = "insufficient"
-			case r.Err != nil:
-				got = r.Err.Error()
-			}
-			if got != want[i] {
+			if got := storetest.DebitOutcome(r); got != want[i] {
 				t.Errorf("debit %d (%+v): %s, want %s", i, batch[i], got, want[i])
 			}
 		}

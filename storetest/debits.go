@@ -20,15 +20,8 @@ import (
 func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlstore.DebitResult)) {
 	t.Helper()
 	ctx := context.Background()
-	newKey := func(name string, credit int64) int64 {
-		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "roost_" + name, Digest: sha256.Sum256([]byte(name))}, credit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k.ID
-	}
 	// b is made first, so that its id sorts before a's.
-	b, a, gone := newKey("b", 50), newKey("a", 100), newKey("gone", 100)
+	b, a, gone := NewKey(t, s, "b", 50), NewKey(t, s, "a", 100), NewKey(t, s, "gone", 100)
 	if err := s.Revoke(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
@@ -52,18 +45,7 @@ func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlst
 	apply(batch, results)
 	want := []string{"balance 40", "conflict", "insufficient", "conflict", "insufficient", "balance 0", "balance 0", "insufficient"}
 	for i, r := range results {
-		got := ""
-		switch {
-		case errors.Is(r.Err, social.ErrConflict):
-			got = "conflict"
-		case errors.Is(r.Err, social.ErrInsufficientBalance):
-			got = "insufficient"
-		case r.Err != nil:
-			got = r.Err.Error()
-		default:
-			got = "balance " + strconv.FormatInt(r.Balance, 10)
-		}
-		if got != want[i] {
+		if got := DebitOutcome(r); got != want[i] {
 			t.Errorf("debit %d (%+v): %s, want %s", i, batch[i], got, want[i])
 		}
 	}
@@ -86,4 +68,28 @@ func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlst
 	if len(after) != 2 || after[0] != 40 || after[1] != 0 {
 		t.Errorf("key a's debits leave balances %v, want [40 0]", after)
 	}
+}
+
+// NewKey creates a key named name with credit and returns its id.
+func NewKey(t testing.TB, s social.Accounts, name string, credit int64) int64 {
+	t.Helper()
+	k, err := s.CreateKey(context.Background(), social.APIKey{Name: name, Prefix: "roost_" + name, Digest: sha256.Sum256([]byte(name))}, credit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.ID
+}
+
+// DebitOutcome names a debit's result: "balance N", "conflict",
+// "insufficient" or the error's text.
+func DebitOutcome(r sqlstore.DebitResult) string {
+	switch {
+	case errors.Is(r.Err, social.ErrConflict):
+		return "conflict"
+	case errors.Is(r.Err, social.ErrInsufficientBalance):
+		return "insufficient"
+	case r.Err != nil:
+		return r.Err.Error()
+	}
+	return "balance " + strconv.FormatInt(r.Balance, 10)
 }
