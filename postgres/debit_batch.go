@@ -154,7 +154,7 @@ func readBatch(b *pgx.Batch, ds []social.Debit, decided []bool) {
 // reads read queues, then the writes decide queues (having read the
 // reads' results, in order) with COMMIT. A transaction that fails is
 // rolled back before its connection goes back to the pool.
-func (s *Store) inTwoTrips(ctx context.Context, read func(*pgx.Batch), decide func(pgx.BatchResults, *pgx.Batch) error) (err error) {
+func (s *Store) inTwoTrips(ctx context.Context, read func(*pgx.Batch), decide func(pgx.BatchResults, *pgx.Batch) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
