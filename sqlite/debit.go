@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/roostapi/roost/social"
@@ -22,6 +23,9 @@ type debitBatcher struct {
 	// connection: each transaction uses them without preparing them again.
 	// Only the batcher's goroutine touches them until it is closed.
 	stmts map[string]*sql.Stmt
+	// lookups counts the batches decided again after their guarded ledger
+	// insert met a request id charged before (tests).
+	lookups atomic.Int64
 }
 
 func newDebitBatcher(s *Store) *debitBatcher {
@@ -54,6 +58,14 @@ const (
 		balance_after, created_at) VALUES `
 	debitLedgerRow   = `(?, 'debit', ?, ?, ?, ?, ?, ?)`
 	debitLedgerWidth = 7
+	// debitGuarded inserts the rows of a VALUES list of debitLedgerWidth
+	// columns, in order, but those whose request id the key was charged
+	// before (the condition of ledger_request again, which it must use).
+	debitGuarded = `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
+		SELECT column1, 'debit', column2, column3, column4, column5, column6, column7 FROM (VALUES %s) AS v
+		WHERE column2 = '' OR NOT EXISTS (SELECT 1 FROM ledger AS l WHERE l.key_id = v.column1
+			AND l.kind = 'debit' AND l.request_id != '' AND l.request_id = v.column2)`
+	debitGuardedRow = `(?, ?, ?, ?, ?, ?, ?)`
 	// debitSeen takes the key and a list of request ids; it repeats the
 	// condition of the partial index ledger_request, which it must use.
 	debitSeen      = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
@@ -66,13 +78,17 @@ const (
 func debitTexts() []string {
 	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
 	for n := 1; n <= maxDebitBatch; n *= 2 {
-		out = append(out, ledgerText(n), seenText(n))
+		out = append(out, ledgerText(n), guardedText(n), seenText(n))
 	}
 	return out
 }
 
 func ledgerText(n int) string {
 	return debitLedger + strings.TrimSuffix(strings.Repeat(debitLedgerRow+",", n), ",")
+}
+
+func guardedText(n int) string {
+	return fmt.Sprintf(debitGuarded, strings.TrimSuffix(strings.Repeat(debitGuardedRow+",", n), ","))
 }
 
 func seenText(n int) string { return debitSeen + "(" + sqlstore.Placeholders(n) + ")" }
@@ -105,19 +121,23 @@ func (b *debitBatcher) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt
 // maxDebitBatch bounds how many debits share one commit.
 const maxDebitBatch = sqlstore.MaxDebitBatch
 
+// errChargedBefore ends an attempt whose guarded ledger insert found a
+// request id of the batch charged by an earlier batch: the batch is then
+// decided again with the explicit look-up (charged).
+var errChargedBefore = errors.New("a request id of the batch was charged before")
+
 // apply decides the debits of one batch in order, in one transaction,
 // and fills results; an error means the transaction failed and nothing was
-// charged.
+// charged. A first attempt does not look the batch's request ids up: its
+// ledger insert skips any charged before (guardedText), and when it skipped
+// one, the transaction is rolled back and the batch decided again after
+// looking them up. Request ids are fresh for each request, so the second
+// attempt is for retries of a debit whose answer was lost.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
 	if err := b.prepare(ctx); err != nil {
 		return err
 	}
-	tx, err := b.s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: begin: %w", err)
-	}
-	defer tx.Rollback()
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
 	upstream := b.s.later.take()
@@ -131,14 +151,39 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			b.s.later.wait()
 		}
 	}()
+	err := b.attempt(ctx, batch, results, upstream, false)
+	if errors.Is(err, errChargedBefore) {
+		b.lookups.Add(1)
+		err = b.attempt(ctx, batch, results, upstream, true)
+	}
+	if err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// attempt decides the batch in one transaction and commits it. With
+// lookUp, the request ids charged before are looked up first and their
+// debits refused; without, the ledger insert is guarded and the attempt
+// fails with errChargedBefore if the guard skipped a row.
+func (b *debitBatcher) attempt(ctx context.Context, batch []social.Debit, results []sqlstore.DebitResult,
+	upstream []sqlstore.UpstreamEntry, lookUp bool) error {
+	tx, err := b.s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: debit: begin: %w", err)
+	}
+	defer tx.Rollback()
 	if len(upstream) > 0 {
 		if err := writeUpstream(ctx, b.stmt(ctx, tx, sqlstore.UpstreamInsert), upstream); err != nil {
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
-	seen, err := b.charged(ctx, tx, batch)
-	if err != nil {
-		return err
+	seen := map[sqlstore.ChargedRequest]bool{}
+	if lookUp {
+		if seen, err = b.charged(ctx, tx, batch); err != nil {
+			return err
+		}
 	}
 	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
 		insert: b.stmt(ctx, tx, responseInsert)}
@@ -191,17 +236,39 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
-	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
-		part := ledger[:n*debitLedgerWidth]
-		ledger = ledger[n*debitLedgerWidth:]
-		if _, err := b.stmt(ctx, tx, ledgerText(n)).ExecContext(ctx, part...); err != nil {
-			return fmt.Errorf("sqlite: debit: ledger: %w", err)
-		}
+	if err := b.writeLedger(ctx, tx, ledger, !lookUp); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: debit: commit: %w", err)
 	}
-	committed = true
+	return nil
+}
+
+// writeLedger inserts the ledger rows (debitLedgerWidth values each) in
+// order. Guarded, a row whose request id was charged before is skipped
+// and the insert fails with errChargedBefore.
+func (b *debitBatcher) writeLedger(ctx context.Context, tx *sql.Tx, ledger []any, guarded bool) error {
+	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
+		part := ledger[:n*debitLedgerWidth]
+		ledger = ledger[n*debitLedgerWidth:]
+		q := ledgerText(n)
+		if guarded {
+			q = guardedText(n)
+		}
+		res, err := b.stmt(ctx, tx, q).ExecContext(ctx, part...)
+		if err != nil {
+			return fmt.Errorf("sqlite: debit: ledger: %w", err)
+		}
+		if !guarded {
+			continue
+		}
+		if got, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("sqlite: debit: ledger: %w", err)
+		} else if got != int64(n) {
+			return errChargedBefore
+		}
+	}
 	return nil
 }
 

@@ -41,6 +41,8 @@ type Store struct {
 	// later holds the upstream ledger rows of a gateway's cache hits
 	// (upstream_later.go).
 	later upstreamLater
+	// versions reads the change counters (versions.go).
+	versions *versionsReader
 	// ckpt copies the log into the database file (checkpoint.go).
 	ckpt *checkpointer
 	// counts keeps the counts that plan Top pages (search_counts.go).
@@ -108,6 +110,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if s.versions, err = newVersionsReader(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	if s.ckpt, err = newCheckpointer(path, log); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -159,8 +165,13 @@ func (s *Store) Close() error {
 	s.stmtMu.Unlock()
 	s.wstmts.close()
 	var err error
+	if s.versions != nil {
+		err = s.versions.close()
+	}
 	if s.read != nil {
-		err = s.read.Close()
+		if e := s.read.Close(); e != nil && err == nil {
+			err = e
+		}
 	}
 	if e := s.write.Close(); e != nil && err == nil {
 		err = e

@@ -29,15 +29,15 @@ func BumpVersion(ctx context.Context, tx DB, name string) error {
 	return nil
 }
 
-// versionsSQL reads both counters as one row of two integers: no text to
+// VersionsSQL reads both counters as one row of two integers: no text to
 // scan, one step (it is read for nearly every paid request).
-const versionsSQL = `SELECT (SELECT n FROM versions WHERE name = '` + VersionContent + `'),
+const VersionsSQL = `SELECT (SELECT n FROM versions WHERE name = '` + VersionContent + `'),
 	(SELECT n FROM versions WHERE name = '` + VersionKeys + `')`
 
 // Versions reads both counters in one statement.
 func (r Reader) Versions(ctx context.Context) (social.Versions, error) {
 	var v social.Versions
-	err := r.DB.Query(ctx, versionsSQL, nil, func(row Rows) error {
+	err := r.DB.Query(ctx, VersionsSQL, nil, func(row Rows) error {
 		return row.Scan(&v.Content, &v.Keys)
 	})
 	if err != nil {
