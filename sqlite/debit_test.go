@@ -70,17 +70,7 @@ func TestDebitGuarded(t *testing.T) {
 	if n := s.debits.lookups.Load(); n != 1 {
 		t.Errorf("an id charged before: %d batches looked their ids up, want 1", n)
 	}
-	ledger, err := s.Ledger(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var after []int64
-	for _, l := range ledger {
-		if l.Kind == social.LedgerDebit {
-			after = append(after, l.BalanceAfter)
-		}
-	}
-	if got := fmt.Sprint(after); got != "[990 970 940 900 850 849 749 649]" {
+	if got := fmt.Sprint(storetest.DebitBalances(t, s, key)); got != "[990 970 940 900 850 849 749 649]" {
 		t.Errorf("ledger's balances after, in order: %s", got)
 	}
 	if k, err := s.Key(ctx, key); err != nil || k.Balance != 649 {

@@ -55,7 +55,16 @@ func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlst
 			t.Errorf("key %d: balance %d, %v; want %d", id, k.Balance, err, wantBal)
 		}
 	}
-	ledger, err := s.Ledger(ctx, a)
+	after := DebitBalances(t, s, a)
+	if len(after) != 2 || after[0] != 40 || after[1] != 0 {
+		t.Errorf("key a's debits leave balances %v, want [40 0]", after)
+	}
+}
+
+// DebitBalances is the balance after each debit in key's ledger, in order.
+func DebitBalances(t testing.TB, s social.Accounts, key int64) []int64 {
+	t.Helper()
+	ledger, err := s.Ledger(context.Background(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +74,7 @@ func DebitBatch(t *testing.T, s social.Store, apply func([]social.Debit, []sqlst
 			after = append(after, l.BalanceAfter)
 		}
 	}
-	if len(after) != 2 || after[0] != 40 || after[1] != 0 {
-		t.Errorf("key a's debits leave balances %v, want [40 0]", after)
-	}
+	return after
 }
 
 // NewKey creates a key named name with credit and returns its id.
