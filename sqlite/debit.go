@@ -23,8 +23,8 @@ type debitBatcher struct {
 	// connection: each transaction uses them without preparing them again.
 	// Only the batcher's goroutine touches them until it is closed.
 	stmts map[string]*sql.Stmt
-	// lookups counts the batches decided again after their guarded ledger
-	// insert met a request id charged before (tests).
+	// lookups counts the batches whose request ids were looked up one by
+	// one (tests).
 	lookups atomic.Int64
 }
 
@@ -58,17 +58,12 @@ const (
 		balance_after, created_at) VALUES `
 	debitLedgerRow   = `(?, 'debit', ?, ?, ?, ?, ?, ?)`
 	debitLedgerWidth = 7
-	// debitGuarded inserts the rows of a VALUES list of debitLedgerWidth
-	// columns, in order, but those whose request id the key was charged
-	// before (the condition of ledger_request again, which it must use).
-	debitGuarded = `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount, balance_after, created_at)
-		SELECT column1, 'debit', column2, column3, column4, column5, column6, column7 FROM (VALUES %s) AS v
-		WHERE column2 = '' OR NOT EXISTS (SELECT 1 FROM ledger AS l WHERE l.key_id = v.column1
-			AND l.kind = 'debit' AND l.request_id != '' AND l.request_id = v.column2)`
-	debitGuardedRow = `(?, ?, ?, ?, ?, ?, ?)`
 	// debitSeen takes the key and a list of request ids; it repeats the
 	// condition of the partial index ledger_request, which it must use.
-	debitSeen      = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
+	debitSeen = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
+	// debitNewest is the greatest request id a key was charged, from the
+	// end of the same index.
+	debitNewest    = `SELECT max(request_id) FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != ''`
 	responseFind   = `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`
 	responseDrop   = `DELETE FROM idempotency_keys WHERE created_at < ?`
 	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
@@ -76,19 +71,15 @@ const (
 
 // debitTexts are every statement text a batch may run.
 func debitTexts() []string {
-	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
+	out := []string{debitKey, debitUpdate, debitNewest, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
 	for n := 1; n <= maxDebitBatch; n *= 2 {
-		out = append(out, ledgerText(n), guardedText(n), seenText(n))
+		out = append(out, ledgerText(n), seenText(n))
 	}
 	return out
 }
 
 func ledgerText(n int) string {
 	return debitLedger + strings.TrimSuffix(strings.Repeat(debitLedgerRow+",", n), ",")
-}
-
-func guardedText(n int) string {
-	return fmt.Sprintf(debitGuarded, strings.TrimSuffix(strings.Repeat(debitGuardedRow+",", n), ","))
 }
 
 func seenText(n int) string { return debitSeen + "(" + sqlstore.Placeholders(n) + ")" }
@@ -121,23 +112,19 @@ func (b *debitBatcher) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt
 // maxDebitBatch bounds how many debits share one commit.
 const maxDebitBatch = sqlstore.MaxDebitBatch
 
-// errChargedBefore ends an attempt whose guarded ledger insert found a
-// request id of the batch charged by an earlier batch: the batch is then
-// decided again with the explicit look-up (charged).
-var errChargedBefore = errors.New("a request id of the batch was charged before")
-
 // apply decides the debits of one batch in order, in one transaction,
 // and fills results; an error means the transaction failed and nothing was
-// charged. A first attempt does not look the batch's request ids up: its
-// ledger insert skips any charged before (guardedText), and when it skipped
-// one, the transaction is rolled back and the batch decided again after
-// looking them up. Request ids are fresh for each request, so the second
-// attempt is for retries of a debit whose answer was lost.
+// charged.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
 	if err := b.prepare(ctx); err != nil {
 		return err
 	}
+	tx, err := b.s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: debit: begin: %w", err)
+	}
+	defer tx.Rollback()
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
 	upstream := b.s.later.take()
@@ -151,39 +138,14 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			b.s.later.wait()
 		}
 	}()
-	err := b.attempt(ctx, batch, results, upstream, false)
-	if errors.Is(err, errChargedBefore) {
-		b.lookups.Add(1)
-		err = b.attempt(ctx, batch, results, upstream, true)
-	}
-	if err != nil {
-		return err
-	}
-	committed = true
-	return nil
-}
-
-// attempt decides the batch in one transaction and commits it. With
-// lookUp, the request ids charged before are looked up first and their
-// debits refused; without, the ledger insert is guarded and the attempt
-// fails with errChargedBefore if the guard skipped a row.
-func (b *debitBatcher) attempt(ctx context.Context, batch []social.Debit, results []sqlstore.DebitResult,
-	upstream []sqlstore.UpstreamEntry, lookUp bool) error {
-	tx, err := b.s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: begin: %w", err)
-	}
-	defer tx.Rollback()
 	if len(upstream) > 0 {
 		if err := writeUpstream(ctx, b.stmt(ctx, tx, sqlstore.UpstreamInsert), upstream); err != nil {
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
-	seen := map[sqlstore.ChargedRequest]bool{}
-	if lookUp {
-		if seen, err = b.charged(ctx, tx, batch); err != nil {
-			return err
-		}
+	seen, err := b.charged(ctx, tx, batch)
+	if err != nil {
+		return err
 	}
 	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
 		insert: b.stmt(ctx, tx, responseInsert)}
@@ -236,39 +198,17 @@ func (b *debitBatcher) attempt(ctx context.Context, batch []social.Debit, result
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
-	if err := b.writeLedger(ctx, tx, ledger, !lookUp); err != nil {
-		return err
+	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
+		part := ledger[:n*debitLedgerWidth]
+		ledger = ledger[n*debitLedgerWidth:]
+		if _, err := b.stmt(ctx, tx, ledgerText(n)).ExecContext(ctx, part...); err != nil {
+			return fmt.Errorf("sqlite: debit: ledger: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: debit: commit: %w", err)
 	}
-	return nil
-}
-
-// writeLedger inserts the ledger rows (debitLedgerWidth values each) in
-// order. Guarded, a row whose request id was charged before is skipped
-// and the insert fails with errChargedBefore.
-func (b *debitBatcher) writeLedger(ctx context.Context, tx *sql.Tx, ledger []any, guarded bool) error {
-	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
-		part := ledger[:n*debitLedgerWidth]
-		ledger = ledger[n*debitLedgerWidth:]
-		q := ledgerText(n)
-		if guarded {
-			q = guardedText(n)
-		}
-		res, err := b.stmt(ctx, tx, q).ExecContext(ctx, part...)
-		if err != nil {
-			return fmt.Errorf("sqlite: debit: ledger: %w", err)
-		}
-		if !guarded {
-			continue
-		}
-		if got, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("sqlite: debit: ledger: %w", err)
-		} else if got != int64(n) {
-			return errChargedBefore
-		}
-	}
+	committed = true
 	return nil
 }
 
@@ -297,16 +237,38 @@ func (b *debitBatcher) balance(ctx context.Context, tx *sql.Tx, m map[int64]*key
 	return kb, nil
 }
 
-// charged finds which of the batch's request ids are charged already, a
-// statement per key and chunk of ids.
+// charged finds which of the batch's request ids are charged already.
+// When each key's ids all sort after the greatest id it was charged (one
+// look at the end of ledger_request a key), none was: the server's ids
+// rise with time (httpapi's newRequestID). Otherwise it looks the ids up,
+// a statement per key and chunk of ids.
 func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
+	least := map[int64]string{}
 	for _, d := range batch {
 		if d.RequestID != "" {
 			byKey[d.KeyID] = append(byKey[d.KeyID], d.RequestID)
+			if l, ok := least[d.KeyID]; !ok || d.RequestID < l {
+				least[d.KeyID] = d.RequestID
+			}
 		}
 	}
 	out := map[sqlstore.ChargedRequest]bool{}
+	older := false
+	for key, l := range least {
+		var newest sql.NullString
+		if err := b.stmt(ctx, tx, debitNewest).QueryRowContext(ctx, key).Scan(&newest); err != nil {
+			return nil, fmt.Errorf("sqlite: debit: request: %w", err)
+		}
+		if newest.Valid && newest.String >= l {
+			older = true
+			break
+		}
+	}
+	if !older {
+		return out, nil
+	}
+	b.lookups.Add(1)
 	for key, ids := range byKey {
 		for _, n := range rowChunks(len(ids), maxDebitBatch) {
 			args := append([]any{key}, ids[:n]...)
