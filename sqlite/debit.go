@@ -51,7 +51,12 @@ func (b *debitBatcher) close() {
 // together; the IN and VALUES lists come in the power-of-two sizes of
 // rowChunks, each prepared once.
 const (
-	debitKey    = `SELECT balance FROM api_keys WHERE id = ? AND revoked_at IS NULL`
+	// debitKey reads a key's balance, whether it is live (not revoked) and
+	// the greatest request id it was charged, from the end of the partial
+	// index ledger_request (its condition repeated, which the look-up must
+	// use).
+	debitKey = `SELECT balance, revoked_at IS NULL, (SELECT max(request_id) FROM ledger
+		WHERE key_id = ?1 AND kind = 'debit' AND request_id != '') FROM api_keys WHERE id = ?1`
 	debitUpdate = `UPDATE api_keys SET balance = ? WHERE id = ?`
 	// debitLedger takes debitLedgerWidth values a row.
 	debitLedger = `INSERT INTO ledger (key_id, kind, request_id, endpoint, items, amount,
@@ -60,10 +65,7 @@ const (
 	debitLedgerWidth = 7
 	// debitSeen takes the key and a list of request ids; it repeats the
 	// condition of the partial index ledger_request, which it must use.
-	debitSeen = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
-	// debitNewest is the greatest request id a key was charged, from the
-	// end of the same index.
-	debitNewest    = `SELECT max(request_id) FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != ''`
+	debitSeen      = `SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'debit' AND request_id != '' AND request_id IN `
 	responseFind   = `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`
 	responseDrop   = `DELETE FROM idempotency_keys WHERE created_at < ?`
 	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
@@ -71,7 +73,7 @@ const (
 
 // debitTexts are every statement text a batch may run.
 func debitTexts() []string {
-	out := []string{debitKey, debitUpdate, debitNewest, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
+	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
 	for n := 1; n <= maxDebitBatch; n *= 2 {
 		out = append(out, ledgerText(n), seenText(n))
 	}
@@ -143,13 +145,22 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
-	seen, err := b.charged(ctx, tx, batch)
+	balances := map[int64]*keyBalance{}
+	for _, d := range batch {
+		if balances[d.KeyID] == nil {
+			kb, err := b.readKey(ctx, tx, d.KeyID)
+			if err != nil {
+				return err
+			}
+			balances[d.KeyID] = kb
+		}
+	}
+	seen, err := b.charged(ctx, tx, batch, balances)
 	if err != nil {
 		return err
 	}
 	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
 		insert: b.stmt(ctx, tx, responseInsert)}
-	balances := map[int64]*keyBalance{}
 	var ledger []any
 	now := time.Now().UnixMicro()
 	for i, d := range batch {
@@ -172,10 +183,7 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			}
 			seen[k] = true
 		}
-		kb, err := b.balance(ctx, tx, balances, d.KeyID)
-		if err != nil {
-			return err
-		}
+		kb := balances[d.KeyID]
 		if !kb.live || kb.balance < d.Amount {
 			results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
 			continue
@@ -215,34 +223,35 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 // keyBalance is a key's balance within a batch: read once, moved by each
 // debit in order, written once.
 type keyBalance struct {
-	balance       int64
-	live, changed bool // live: the key exists and is not revoked
+	balance int64
+	live    bool // the key exists and is not revoked
+	changed bool
+	// known: the key exists (live or revoked); newest: the greatest
+	// request id it was charged, if any.
+	known  bool
+	newest sql.NullString
 }
 
-// balance returns the batch's state of key id, reading it on first use.
-func (b *debitBatcher) balance(ctx context.Context, tx *sql.Tx, m map[int64]*keyBalance, id int64) (*keyBalance, error) {
-	if kb, ok := m[id]; ok {
-		return kb, nil
-	}
+// readKey reads key id's state at the start of a batch.
+func (b *debitBatcher) readKey(ctx context.Context, tx *sql.Tx, id int64) (*keyBalance, error) {
 	kb := &keyBalance{}
-	err := b.stmt(ctx, tx, debitKey).QueryRowContext(ctx, id).Scan(&kb.balance)
+	err := b.stmt(ctx, tx, debitKey).QueryRowContext(ctx, id).Scan(&kb.balance, &kb.live, &kb.newest)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return nil, fmt.Errorf("sqlite: debit: key %d: %w", id, err)
 	default:
-		kb.live = true
+		kb.known = true
 	}
-	m[id] = kb
 	return kb, nil
 }
 
 // charged finds which of the batch's request ids are charged already.
-// When each key's ids all sort after the greatest id it was charged (one
-// look at the end of ledger_request a key), none was: the server's ids
-// rise with time (httpapi's newRequestID). Otherwise it looks the ids up,
-// a statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit) (map[sqlstore.ChargedRequest]bool, error) {
+// When each key's ids all sort after the greatest id it was charged (read
+// with the key), none was: the server's ids rise with time (httpapi's
+// newRequestID). Otherwise (or for a key not found, whose ledger rows may
+// outlive it) it looks the ids up, a statement per key and chunk of ids.
+func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
 	least := map[int64]string{}
 	for _, d := range batch {
@@ -256,11 +265,7 @@ func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.D
 	out := map[sqlstore.ChargedRequest]bool{}
 	older := false
 	for key, l := range least {
-		var newest sql.NullString
-		if err := b.stmt(ctx, tx, debitNewest).QueryRowContext(ctx, key).Scan(&newest); err != nil {
-			return nil, fmt.Errorf("sqlite: debit: request: %w", err)
-		}
-		if newest.Valid && newest.String >= l {
+		if kb := keys[key]; !kb.known || kb.newest.Valid && kb.newest.String >= l {
 			older = true
 			break
 		}

@@ -85,6 +85,23 @@ func TestDebitNewest(t *testing.T) {
 	}
 }
 
+// TestDebitUnknownKey: a debit of a key that is not (or no longer) stored
+// is refused, and its request ids are looked up: the key's ledger rows may
+// have outlived it (SQLite keeps no foreign keys).
+func TestDebitUnknownKey(t *testing.T) {
+	s := openTest(t)
+	out := make([]sqlstore.DebitResult, 1)
+	if err := s.debits.apply([]social.Debit{{KeyID: 999, Amount: 1, RequestID: "z", Endpoint: "x", Items: 1}}, out); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.DebitOutcome(out[0]); got != "insufficient" {
+		t.Errorf("unknown key: %s, want insufficient", got)
+	}
+	if n := s.debits.lookups.Load(); n != 1 {
+		t.Errorf("unknown key: %d batches looked their ids up, want 1", n)
+	}
+}
+
 // TestDebitSeenUsesIndex: the batch's look-ups of charged request ids use
 // the partial index ledger_request (a scan of a key's whole ledger made
 // every debit slower as the ledger grew).
@@ -100,7 +117,7 @@ func TestDebitSeenUsesIndex(t *testing.T) {
 			t.Errorf("%d ids: plan %q does not use ledger_request", n, p)
 		}
 	}
-	plan := strings.Join(queryPlan(t, s, debitNewest, int64(1)), "; ")
+	plan := strings.Join(queryPlan(t, s, debitKey, int64(1)), "; ")
 	if !strings.Contains(plan, "INDEX ledger_request (key_id=?)") {
 		t.Errorf("the newest id: plan %q does not use ledger_request", plan)
 	}
