@@ -23,6 +23,11 @@ type HTTPConfig struct {
 	Connections int           // kept-alive connections of the load generator (default 16)
 	Duration    time.Duration // of each measured run (default 6 s)
 	Warmup      time.Duration // before each run, not measured (default 1 s)
+	// Settle drives roost with the first kind's pages before anything is
+	// measured (default 3 s): a fresh process grows its write-ahead log,
+	// heap and caches first, which made the first kind measured come out
+	// up to a fifth lower.
+	Settle time.Duration
 	Rounds      int           // alternations of roost and the ceiling per page kind (default 2)
 	Paths       int           // distinct pages of each kind (default 64)
 	Kinds       []string      // page kinds to measure by name; all when empty
@@ -40,6 +45,11 @@ func (c *HTTPConfig) defaults() {
 		c.Warmup = 0
 	} else if c.Warmup == 0 {
 		c.Warmup = time.Second
+	}
+	if c.Settle < 0 {
+		c.Settle = 0
+	} else if c.Settle == 0 {
+		c.Settle = 3 * time.Second
 	}
 	if c.Rounds <= 0 {
 		c.Rounds = 2
@@ -274,6 +284,13 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 		return nil, err
 	}
 	defer stopCeiling()
+	if len(kinds) > 0 && cfg.Settle > 0 {
+		settle := cfg
+		settle.Warmup, settle.Duration = -1, cfg.Settle
+		if _, err := Load(ctx, roostURL, r.key, kinds[0].Paths, settle); err != nil {
+			return nil, fmt.Errorf("perf: settling: %w", err)
+		}
+	}
 	var out []Comparison
 	for _, k := range kinds {
 		c := Comparison{Kind: k.Name}

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,6 +15,20 @@ import (
 // database file.
 const checkpointEvery = 200 * time.Millisecond
 
+// restartFrames is how long the log may grow before the checkpointer makes
+// it start over (see restart): 4,096 frames (16 MiB of 4 KiB pages) is
+// what one hash table of the log's index covers, so a read finds a page in
+// the log with one or two look-ups.
+const restartFrames = 4096
+
+// restartWait bounds how long a restart waits for readers still reading
+// the log (the writers wait with it), and restartBackoff how long the
+// checkpointer leaves the log alone after a restart that readers outlasted.
+const (
+	restartWait    = 10 * time.Millisecond
+	restartBackoff = 2 * time.Second
+)
+
 // checkpointer copies the write-ahead log into the database file in the
 // background, on a connection of its own, so that no commit of the write
 // connection (a debit batch, a living-world tick, an import) pays for a
@@ -21,21 +37,40 @@ const checkpointEvery = 200 * time.Millisecond
 // bulkCheckpointPages (a page its transactions write again and again is
 // copied once) while the checkpointer is paused. A PASSIVE checkpoint
 // never waits for a writer or a reader; it copies what no reader still
-// needs, and the log starts over once all of it is copied.
+// needs. The log starts over only when a writer begins with all of it
+// copied and no reader in it, which steady writes (a debit every few
+// hundred microseconds under load) never leave room for: the log then grew
+// without end (600 MB in 40 s of paid pages on a 48 MB database), and every
+// read of a page not in the database file searched more of its index. So
+// once a PASSIVE checkpoint has copied a log of restartFrames or more, a
+// RESTART checkpoint runs on the write connection, between two of its
+// transactions (polling for SQLite's write lock, it lost to writes back to
+// back): it copies the rest and waits up to restartWait for the readers
+// still in the log, the writers waiting with it, and the next write starts
+// the log over. Readers that outlast the wait (a long research query) leave
+// the log as it is for restartBackoff.
 type checkpointer struct {
-	db  *sql.DB
-	log *slog.Logger
+	db    *sql.DB
+	write *sql.DB // the store's write connection, for restarts
+	log   *slog.Logger
+
+	// restartFrames is the package's restartFrames (tests lower it);
+	// waitUntil is when a restart may next be tried.
+	restartFrames int
+	waitUntil     time.Time
 
 	mu     sync.Mutex
 	paused int // bulk loads running
 	// ran is told of each checkpoint that copied frames: frames in the log
-	// and frames copied (tests).
-	ran func(logFrames, copied int)
+	// and frames copied (tests); restarted of each RESTART checkpoint and
+	// whether the readers left the log in time.
+	ran       func(logFrames, copied int)
+	restarted func(ok bool)
 
 	done, stopped chan struct{}
 }
 
-func newCheckpointer(path string, log *slog.Logger) (*checkpointer, error) {
+func newCheckpointer(path string, write *sql.DB, log *slog.Logger) (*checkpointer, error) {
 	db, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, err
@@ -43,7 +78,7 @@ func newCheckpointer(path string, log *slog.Logger) (*checkpointer, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	c := &checkpointer{db: db, log: log, done: make(chan struct{}), stopped: make(chan struct{})}
+	c := &checkpointer{db: db, write: write, log: log, restartFrames: restartFrames, done: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c, nil
 }
@@ -59,31 +94,75 @@ func (c *checkpointer) run() {
 		case <-t.C:
 		}
 		c.mu.Lock()
-		paused, ran := c.paused > 0, c.ran
+		paused, ran, restarted := c.paused > 0, c.ran, c.restarted
 		c.mu.Unlock()
-		if !paused {
-			c.checkpoint(ran)
+		if !paused && c.checkpoint(ran) {
+			c.restart(restarted)
 		}
 	}
 }
 
-// checkpoint runs one PASSIVE checkpoint.
-func (c *checkpointer) checkpoint(ran func(logFrames, copied int)) {
+// checkpoint runs one PASSIVE checkpoint and reports whether the log is
+// due to start over: restartFrames or more, all copied.
+func (c *checkpointer) checkpoint(ran func(logFrames, copied int)) bool {
 	var busy, logFrames, copied int
 	err := c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
 	if err != nil {
-		// Another process's checkpoint holding the log is no failure:
-		// the next round copies what is left.
-		level := slog.LevelWarn
-		if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") {
-			level = slog.LevelDebug
-		}
-		c.log.Log(context.Background(), level, "sqlite: checkpoint", "err", err)
-		return
+		c.failed("checkpoint", err)
+		return false
 	}
 	if ran != nil && copied > 0 {
 		ran(logFrames, copied)
 	}
+	return logFrames >= c.restartFrames && time.Now().After(c.waitUntil)
+}
+
+// restart runs a RESTART checkpoint on the write connection, held for it
+// alone, waiting at most restartWait for the readers in the log (the
+// connection's busy handler: its busy_timeout, set back after).
+func (c *checkpointer) restart(restarted func(ok bool)) {
+	ctx := context.Background()
+	conn, err := c.write.Conn(ctx)
+	if err != nil {
+		c.failed("restart", err)
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, restartWait.Milliseconds())); err != nil {
+		c.failed("restart", err)
+		return
+	}
+	var busy, logFrames, copied int
+	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logFrames, &copied)
+	if _, rerr := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds())); rerr != nil {
+		// A write connection that would give up on locks after
+		// restartWait must not serve writes: the pool opens another.
+		conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // it only reports ErrBadConn
+		if err == nil {
+			err = rerr
+		}
+	}
+	ok := err == nil && busy == 0
+	if !ok {
+		c.waitUntil = time.Now().Add(restartBackoff)
+	}
+	if err != nil {
+		c.failed("restart", err)
+	}
+	if restarted != nil {
+		restarted(ok)
+	}
+}
+
+// failed logs a checkpoint that failed. Another process's checkpoint or
+// writer holding the log is no failure: the next round copies what is
+// left.
+func (c *checkpointer) failed(what string, err error) {
+	level := slog.LevelWarn
+	if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") {
+		level = slog.LevelDebug
+	}
+	c.log.Log(context.Background(), level, "sqlite: "+what, "err", err)
 }
 
 // pause stops checkpoints until resume (a bulk load checkpoints itself).

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/storetest"
 )
 
 // TestCheckpointInBackground: commits of the write connection never copy
@@ -58,5 +60,68 @@ func TestCheckpointInBackground(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no checkpoint within 10 s of resuming")
+	}
+}
+
+// TestCheckpointRestart: under writes that never pause (debit batches back
+// to back, a reader always somewhere in the log), the log starts over once
+// it passes restartFrames, instead of growing with every write.
+func TestCheckpointRestart(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	key := storetest.NewKey(t, s, "k", 1<<60)
+	restarts := make(chan bool, 1000)
+	s.ckpt.mu.Lock()
+	s.ckpt.restartFrames = 256
+	s.ckpt.restarted = func(ok bool) { restarts <- ok }
+	s.ckpt.mu.Unlock()
+	stop := make(chan struct{})
+	readers := make(chan error, 1)
+	go func() { // reads back to back, as paid requests read the counters
+		for {
+			select {
+			case <-stop:
+				readers <- nil
+				return
+			default:
+			}
+			if _, err := s.Reader.Versions(ctx); err != nil {
+				readers <- err
+				return
+			}
+		}
+	}()
+	frames := 0
+	out := make([]sqlstore.DebitResult, 6)
+	for i := 0; frames < 20000; i++ {
+		batch := make([]social.Debit, len(out))
+		for j := range batch {
+			batch[j] = social.Debit{KeyID: key, Amount: 1, RequestID: fmt.Sprintf("%016x", i*len(out)+j), Endpoint: "x", Items: 1}
+		}
+		if err := s.debits.apply(batch, out); err != nil {
+			t.Fatal(err)
+		}
+		frames += 5 // at least: the key, the ledger and its three indexes
+	}
+	close(stop)
+	if err := <-readers; err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	t.Logf("restart attempts: %d", len(restarts))
+	for len(restarts) > 0 {
+		if <-restarts {
+			ok++
+		}
+	}
+	if ok == 0 {
+		t.Error("no RESTART checkpoint succeeded")
+	}
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := fi.Size() / 4096; pages > int64(frames)/2 {
+		t.Errorf("the log grew to %d pages for %d or more written; want it started over", pages, frames)
 	}
 }

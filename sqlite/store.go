@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
@@ -114,7 +115,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.ckpt, err = newCheckpointer(path, log); err != nil {
+	if s.ckpt, err = newCheckpointer(path, write, log); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -122,12 +123,15 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	return s, nil
 }
 
+// busyTimeout is how long a connection waits for a lock another holds.
+const busyTimeout = 10 * time.Second
+
 // dsn builds the driver's connection string. busy_timeout comes first so
 // that every later pragma already waits for locks instead of failing.
 func dsn(path string, readOnly bool) string {
 	v := url.Values{}
 	pragmas := []string{
-		"busy_timeout(10000)",
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"journal_mode(WAL)",
 		"synchronous(FULL)",
 		"foreign_keys(OFF)",
