@@ -16,17 +16,18 @@ import (
 const checkpointEvery = 200 * time.Millisecond
 
 // restartFrames is how long the log may grow before the checkpointer makes
-// it start over (see restart): 4,096 frames (16 MiB of 4 KiB pages) is
-// what one hash table of the log's index covers, so a read finds a page in
-// the log with one or two look-ups.
-const restartFrames = 4096
+// it start over (see restart): 16,384 frames, 64 MiB of 4 KiB pages. A
+// read of a page not in the log searches one hash table of the log's index
+// per 4,096 frames; a restart holds the writers for a few milliseconds
+// (tens when the disk is busy), so it is kept rare.
+const restartFrames = 16384
 
 // restartWait bounds how long a restart waits for readers still reading
 // the log (the writers wait with it), and restartBackoff how long the
 // checkpointer leaves the log alone after a restart that readers outlasted.
 const (
-	restartWait    = 10 * time.Millisecond
-	restartBackoff = 2 * time.Second
+	restartWait    = 2 * time.Millisecond
+	restartBackoff = time.Second
 )
 
 // checkpointer copies the write-ahead log into the database file in the
@@ -42,10 +43,10 @@ const (
 // hundred microseconds under load) never leave room for: the log then grew
 // without end (600 MB in 40 s of paid pages on a 48 MB database), and every
 // read of a page not in the database file searched more of its index. So
-// once a PASSIVE checkpoint has copied a log of restartFrames or more, a
-// RESTART checkpoint runs on the write connection, between two of its
-// transactions (polling for SQLite's write lock, it lost to writes back to
-// back): it copies the rest and waits up to restartWait for the readers
+// once a PASSIVE checkpoint has copied a log of restartFrames or more, and
+// a second one what was written meanwhile, a RESTART checkpoint runs on the
+// write connection, between two of its transactions (polling for SQLite's
+// write lock, it lost to writes back to back): it copies the rest and waits up to restartWait for the readers
 // still in the log, the writers waiting with it, and the next write starts
 // the log over. Readers that outlast the wait (a long research query) leave
 // the log as it is for restartBackoff.
@@ -97,6 +98,10 @@ func (c *checkpointer) run() {
 		paused, ran, restarted := c.paused > 0, c.ran, c.restarted
 		c.mu.Unlock()
 		if !paused && c.checkpoint(ran) {
+			// Copy again what was written during the first copy, so
+			// that the restart, which holds the writers, copies and
+			// syncs little.
+			c.checkpoint(ran)
 			c.restart(restarted)
 		}
 	}
