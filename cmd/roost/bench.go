@@ -109,7 +109,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 			perf.ReportLive(e.stdout, rep)
 		}
 	case *overHTTP:
-		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up, %d rounds alternating roost and the ceiling\n",
+		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up (roost driven 3s unmeasured first), %d rounds alternating roost and the ceiling\n",
 			*conns, *duration, *rounds)
 		var cs []perf.Comparison
 		cs, err = rig.CompareHTTP(ctx, perf.HTTPConfig{Connections: *conns, Duration: *duration, Rounds: *rounds, Seed: *seed,
