@@ -28,10 +28,10 @@ type HTTPConfig struct {
 	// heap and caches first, which made the first kind measured come out
 	// up to a fifth lower.
 	Settle time.Duration
-	Rounds      int           // alternations of roost and the ceiling per page kind (default 2)
-	Paths       int           // distinct pages of each kind (default 64)
-	Kinds       []string      // page kinds to measure by name; all when empty
-	Seed        uint64
+	Rounds int      // alternations of roost and the ceiling per page kind (default 2)
+	Paths  int      // distinct pages of each kind (default 64)
+	Kinds  []string // page kinds to measure by name; all when empty
+	Seed   uint64
 }
 
 func (c *HTTPConfig) defaults() {
