@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -126,12 +127,17 @@ func (c *checkpointer) checkpoint(ran func(logFrames, copied int)) bool {
 // alone, waiting at most restartWait for the readers in the log (the
 // connection's busy handler: its busy_timeout, set back after).
 func (c *checkpointer) restart(restarted func(ok bool)) {
-	ctx := context.Background()
-	conn, err := c.write.Conn(ctx)
+	// A write connection held for long (an import's transaction) is
+	// left to it: the next round tries again, and closing the store never
+	// waits for a restart stuck behind it.
+	acquire, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn, err := c.write.Conn(acquire)
 	if err != nil {
 		c.failed("restart", err)
 		return
 	}
+	ctx := context.Background()
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, restartWait.Milliseconds())); err != nil {
 		c.failed("restart", err)
@@ -164,7 +170,7 @@ func (c *checkpointer) restart(restarted func(ok bool)) {
 // left.
 func (c *checkpointer) failed(what string, err error) {
 	level := slog.LevelWarn
-	if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") {
+	if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") || errors.Is(err, context.DeadlineExceeded) {
 		level = slog.LevelDebug
 	}
 	c.log.Log(context.Background(), level, "sqlite: "+what, "err", err)
