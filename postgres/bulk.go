@@ -375,6 +375,10 @@ func (s *Store) restoreStep(ctx context.Context, conn *pgx.Conn, name, q string)
 	return built, nil
 }
 
+// bulkLockGrace is how long Open tries the bulk lock before it leaves a
+// load's dropped indexes to the load holding it.
+const bulkLockGrace = 2 * time.Second
+
 // restoreLeftovers puts back what a load whose process died left dropped:
 // run by Open. A load in progress (its session holds the bulk lock) is left
 // alone: it restores by itself.
@@ -392,9 +396,23 @@ func (s *Store) restoreLeftovers(ctx context.Context) error {
 	}
 	conn := pc.Hijack()
 	defer conn.Close(context.WithoutCancel(ctx))
+	// The session of a load whose process just died may hold the lock for
+	// a few milliseconds more, until its server process sees the
+	// connection closed: the lock is tried for up to bulkLockGrace before
+	// the load is taken for one in progress.
 	var free bool
-	if err := conn.QueryRow(ctx, bulkTryLockSQL).Scan(&free); err != nil {
-		return fmt.Errorf("postgres: open %s: bulk lock: %w", s.name, err)
+	for deadline := time.Now().Add(bulkLockGrace); ; {
+		if err := conn.QueryRow(ctx, bulkTryLockSQL).Scan(&free); err != nil {
+			return fmt.Errorf("postgres: open %s: bulk lock: %w", s.name, err)
+		}
+		if free || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("postgres: open %s: bulk lock: %w", s.name, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	if !free {
 		s.log.Info("bulk load in progress: its indexes come back when it ends", "db", s.name)
