@@ -73,13 +73,10 @@ type checkpointer struct {
 }
 
 func newCheckpointer(path string, write *sql.DB, log *slog.Logger) (*checkpointer, error) {
-	db, err := openDB(dsn(path, false))
+	db, err := openOne(dsn(path, false))
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
 	c := &checkpointer{db: db, write: write, log: log, restartFrames: restartFrames, done: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c, nil

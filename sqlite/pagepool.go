@@ -52,6 +52,19 @@ func openDB(dsn string) (*sql.DB, error) {
 	return sql.Open("sqlite", dsn)
 }
 
+// openOne is openDB with exactly one connection, kept open for good: the
+// write connection, the checkpointer's and the counters' reader's.
+func openOne(dsn string) (*sql.DB, error) {
+	db, err := openDB(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	return db, nil
+}
+
 // installPagePool hands SQLite the pool's memory. It fails, leaving
 // SQLite's own allocation in place, when something in the process opened
 // a SQLite connection before this package did.

@@ -74,16 +74,13 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
 	}
-	write, err := openDB(dsn(path, false))
+	write, err := openOne(dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	if pagePool.err != nil {
 		log.Warn("sqlite: no page pool, pages are allocated one by one", "err", pagePool.err)
 	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
 	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{},
 		wstmts: writeStmts{stmts: map[string]*sql.Stmt{}}}
 	if err := s.migrate(ctx); err != nil {

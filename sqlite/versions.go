@@ -27,13 +27,10 @@ type versionsReader struct {
 }
 
 func newVersionsReader(path string) (*versionsReader, error) {
-	db, err := openDB(dsn(path, true))
+	db, err := openOne(dsn(path, true))
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
 	return &versionsReader{db: db}, nil
 }
 
