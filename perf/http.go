@@ -152,11 +152,16 @@ func (c *Ceiling) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // RunStats are one measured run of a page kind against one server.
 type RunStats struct {
-	Requests      int
-	PerSecond     float64
-	P50, P99      time.Duration
-	AllocsPerReq  float64 // the whole process's allocations (server and load generator) per request
-	BytesPerReq   float64
+	Requests     int
+	PerSecond    float64
+	P50, P99     time.Duration
+	AllocsPerReq float64 // the whole process's allocations (server and load generator) per request
+	BytesPerReq  float64
+	// CPUPerReq is the whole process's processor time (servers and load
+	// generator) per request; Busy that time as a share of every core's
+	// time: near 1, the run was bound by processor time.
+	CPUPerReq     time.Duration
+	Busy          float64
 	ResponseBytes int64 // body bytes received, per request
 }
 
@@ -226,9 +231,9 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	measuring.Store(true)
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, used := time.Since(start), processCPU()-cpu
 	runtime.ReadMemStats(&after)
 	if err := failed.Load(); err != nil {
 		return RunStats{}, *err
@@ -246,7 +251,8 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	n := float64(len(all))
 	return RunStats{Requests: len(all), PerSecond: n / elapsed.Seconds(), P50: quantile(all, 0.5), P99: quantile(all, 0.99),
 		AllocsPerReq: float64(after.Mallocs-before.Mallocs) / n, BytesPerReq: float64(after.TotalAlloc-before.TotalAlloc) / n,
-		ResponseBytes: total / int64(len(all))}, nil
+		ResponseBytes: total / int64(len(all)), CPUPerReq: time.Duration(float64(used) / n),
+		Busy: used.Seconds() / elapsed.Seconds() / float64(runtime.NumCPU())}, nil
 }
 
 // Comparison is one page kind served by roost and by the ceiling, over
@@ -356,12 +362,15 @@ func listen(h http.Handler) (string, func(), error) {
 // ReportHTTP writes the comparison as a table: requests per second of
 // roost and of the ceiling, their ratio, latencies and allocations.
 func ReportHTTP(w io.Writer, cs []Comparison) {
-	fmt.Fprintf(w, "%-14s %9s %10s %7s %9s %9s %9s %9s %11s %11s\n", "page", "roost/s", "ceiling/s", "ratio",
-		"roost p50", "roost p99", "ceil p50", "ceil p99", "allocs/req", "bytes/page")
+	fmt.Fprintf(w, "%-14s %9s %10s %7s %9s %9s %9s %9s %11s %11s %9s %9s %10s\n", "page", "roost/s", "ceiling/s", "ratio",
+		"roost p50", "roost p99", "ceil p50", "ceil p99", "allocs/req", "bytes/page", "roost cpu", "ceil cpu", "busy")
 	for _, c := range cs {
-		fmt.Fprintf(w, "%-14s %9.0f %10.0f %6.1f%% %9s %9s %9s %9s %11.0f %11d\n", c.Kind, c.Roost.PerSecond,
+		fmt.Fprintf(w, "%-14s %9.0f %10.0f %6.1f%% %9s %9s %9s %9s %11.0f %11d %9s %9s %4.0f%%/%3.0f%%\n", c.Kind, c.Roost.PerSecond,
 			c.Ceiling.PerSecond, 100*c.Ratio(), round(c.Roost.P50), round(c.Roost.P99), round(c.Ceiling.P50),
-			round(c.Ceiling.P99), c.Roost.AllocsPerReq-c.Ceiling.AllocsPerReq, c.Roost.ResponseBytes)
+			round(c.Ceiling.P99), c.Roost.AllocsPerReq-c.Ceiling.AllocsPerReq, c.Roost.ResponseBytes,
+			c.Roost.CPUPerReq.Round(100*time.Nanosecond), c.Ceiling.CPUPerReq.Round(100*time.Nanosecond), 100*c.Roost.Busy, 100*c.Ceiling.Busy)
 	}
 	fmt.Fprintln(w, "allocs/req: roost's allocations per page beyond the ceiling's (the load generator's cancel out)")
+	fmt.Fprintln(w, "cpu: the process's processor time per request, servers and load generator (roost's beyond the ceiling's is what its page costs);")
+	fmt.Fprintln(w, "busy: that time as a share of all cores' time, roost's run / the ceiling's (near 100%: bound by the processors)")
 }

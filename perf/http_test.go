@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,13 @@ func TestCompareHTTP(t *testing.T) {
 	for _, c := range cs {
 		if c.Roost.Requests == 0 || c.Ceiling.Requests == 0 || c.Ratio() <= 0 {
 			t.Errorf("%s: %+v", c.Kind, c)
+		}
+		// Every request costs processor time; no run uses more than all
+		// the cores (with a margin for the clocks' resolution).
+		for _, r := range []RunStats{c.Roost, c.Ceiling} {
+			if runtime.GOOS == "linux" && (r.CPUPerReq <= 0 || r.Busy <= 0 || r.Busy > 1.2) {
+				t.Errorf("%s: processor time %s a request, busy %.2f", c.Kind, r.CPUPerReq, r.Busy)
+			}
 		}
 		if !strings.Contains(out.String(), c.Kind) {
 			t.Errorf("the report lacks %s:\n%s", c.Kind, out.String())

@@ -24,7 +24,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	requests := fs.Int("requests", 500, "requests per kind of page")
 	seed := fs.Uint64("seed", 1, "seed for the choice of users, words and pages")
 	overHTTP := fs.Bool("http", false, "serve roost and, beside it, a plain handler of the same pre-encoded pages on loopback ports, "+
-		"drive both alternately (roost first 3s unmeasured, then 1s of warm-up before each run), and print requests/s of each and their ratio per page kind")
+		"drive both alternately (roost first 3s unmeasured, then 1s of warm-up before each run), and print requests/s of each and their ratio per page kind, "+
+		"with latencies, allocations and the process's processor time per request")
 	conns := fs.Int("connections", 16, "with --http: kept-alive connections of the load generator")
 	duration := fs.Duration("duration", 6*time.Second, "with --http: each measured run")
 	rounds := fs.Int("rounds", 2, "with --http: runs of each server per page kind (the best is reported); "+
