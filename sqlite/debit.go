@@ -2,8 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -19,17 +18,17 @@ import (
 type debitBatcher struct {
 	s *Store
 	*sqlstore.DebitBatcher
-	// stmts are the debit's statements, prepared once on the write
-	// connection: each transaction uses them without preparing them again.
-	// Only the batcher's goroutine touches them until it is closed.
-	stmts map[string]*sql.Stmt
+	// raw runs the debit's statements on the write connection's driver
+	// connection, each prepared once. Only the batcher's goroutine touches
+	// it until it is closed.
+	raw *rawConn
 	// lookups counts the batches whose request ids were looked up one by
 	// one (tests).
 	lookups atomic.Int64
 }
 
 func newDebitBatcher(s *Store) *debitBatcher {
-	b := &debitBatcher{s: s, stmts: map[string]*sql.Stmt{}}
+	b := &debitBatcher{s: s}
 	b.DebitBatcher = sqlstore.NewDebitBatcher(func(ds []social.Debit, out []sqlstore.DebitResult) {
 		if err := b.apply(ds, out); err != nil {
 			sqlstore.FailAll(out, err)
@@ -41,9 +40,21 @@ func newDebitBatcher(s *Store) *debitBatcher {
 // close stops the batcher, then closes its statements.
 func (b *debitBatcher) close() {
 	b.Close()
-	for _, st := range b.stmts {
-		st.Close()
+	if b.raw == nil {
+		return
 	}
+	ctx := context.Background()
+	conn, err := b.s.write.Conn(ctx)
+	if err != nil {
+		return // the pool is closed: the connection and its statements with it
+	}
+	defer conn.Close()
+	conn.Raw(func(dc any) error { //nolint:errcheck // fn returns nil
+		if dc == b.raw.dc {
+			b.raw.close()
+		}
+		return nil
+	})
 }
 
 // Statements of a debit. A batch reads each key's balance once, decides
@@ -71,45 +82,11 @@ const (
 	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
 )
 
-// debitTexts are every statement text a batch may run.
-func debitTexts() []string {
-	out := []string{debitKey, debitUpdate, responseFind, responseDrop, responseInsert, sqlstore.UpstreamInsert}
-	for n := 1; n <= maxDebitBatch; n *= 2 {
-		out = append(out, ledgerText(n), seenText(n))
-	}
-	return out
-}
-
 func ledgerText(n int) string {
 	return debitLedger + strings.TrimSuffix(strings.Repeat(debitLedgerRow+",", n), ",")
 }
 
 func seenText(n int) string { return debitSeen + "(" + sqlstore.Placeholders(n) + ")" }
-
-// prepare prepares the statements not prepared yet. It runs outside a
-// transaction: the write connection is the only one.
-func (b *debitBatcher) prepare(ctx context.Context) error {
-	if len(b.stmts) > 0 {
-		return nil
-	}
-	for _, q := range debitTexts() {
-		st, err := b.s.write.PrepareContext(ctx, q)
-		if err != nil {
-			for _, st := range b.stmts {
-				st.Close()
-			}
-			clear(b.stmts)
-			return fmt.Errorf("sqlite: debit: %w", err)
-		}
-		b.stmts[q] = st
-	}
-	return nil
-}
-
-// stmt is the prepared statement q within tx.
-func (b *debitBatcher) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
-	return tx.StmtContext(ctx, b.stmts[q])
-}
 
 // maxDebitBatch bounds how many debits share one commit.
 const maxDebitBatch = sqlstore.MaxDebitBatch
@@ -119,48 +96,68 @@ const maxDebitBatch = sqlstore.MaxDebitBatch
 // charged.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
-	if err := b.prepare(ctx); err != nil {
-		return err
-	}
-	tx, err := b.s.write.BeginTx(ctx, nil)
+	conn, err := b.s.write.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("sqlite: debit: begin: %w", err)
+		return fmt.Errorf("sqlite: debit: %w", err)
 	}
-	defer tx.Rollback()
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
-	upstream := b.s.later.take()
+	var upstream []sqlstore.UpstreamEntry
 	committed := false
-	defer func() {
-		b.s.landed(upstream, committed)
-		if committed {
-			// Rows a flush took before this batch commit in its
-			// transaction (the connection is free again): the answers
-			// wait for them.
-			b.s.later.wait()
-		}
-	}()
-	if len(upstream) > 0 {
-		if err := writeUpstream(ctx, b.stmt(ctx, tx, sqlstore.UpstreamInsert), upstream); err != nil {
+	err = conn.Raw(func(dc any) error {
+		raw, err := b.raw.on(dc)
+		if err != nil {
 			return fmt.Errorf("sqlite: debit: %w", err)
+		}
+		b.raw = raw
+		tx, err := raw.begin(ctx)
+		if err != nil {
+			return fmt.Errorf("sqlite: debit: begin: %w", err)
+		}
+		upstream = b.s.later.take()
+		if err := b.decide(ctx, raw, upstream, batch, results); err != nil {
+			tx.Rollback() //nolint:errcheck // the error that made it roll back is the one to report
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: debit: commit: %w", err)
+		}
+		committed = true
+		return nil
+	})
+	conn.Close()
+	b.s.landed(upstream, committed)
+	if committed {
+		// Rows a flush took before this batch commit in its transaction
+		// (the connection is free again): the answers wait for them.
+		b.s.later.wait()
+	}
+	return err
+}
+
+// decide writes the batch's held upstream rows, decides its debits in
+// order and writes them, in the transaction open on raw.
+func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []sqlstore.UpstreamEntry, batch []social.Debit, results []sqlstore.DebitResult) error {
+	for _, e := range upstream {
+		if err := raw.exec(ctx, sqlstore.UpstreamInsert, e.Args()...); err != nil {
+			return fmt.Errorf("sqlite: debit: upstream ledger: %w", err)
 		}
 	}
 	balances := map[int64]*keyBalance{}
 	for _, d := range batch {
 		if balances[d.KeyID] == nil {
-			kb, err := b.readKey(ctx, tx, d.KeyID)
+			kb, err := readKey(ctx, raw, d.KeyID)
 			if err != nil {
 				return err
 			}
 			balances[d.KeyID] = kb
 		}
 	}
-	seen, err := b.charged(ctx, tx, batch, balances)
+	seen, err := b.charged(ctx, raw, batch, balances)
 	if err != nil {
 		return err
 	}
-	keep := &responseKeeper{find: b.stmt(ctx, tx, responseFind), drop: b.stmt(ctx, tx, responseDrop),
-		insert: b.stmt(ctx, tx, responseInsert)}
+	keep := &responseKeeper{raw: raw}
 	var ledger []any
 	now := time.Now().UnixMicro()
 	for i, d := range batch {
@@ -190,7 +187,7 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 		}
 		kb.balance -= d.Amount
 		kb.changed = true
-		ledger = append(ledger, d.KeyID, d.RequestID, d.Endpoint, d.Items, d.Amount, kb.balance, now)
+		ledger = append(ledger, d.KeyID, d.RequestID, d.Endpoint, int64(d.Items), d.Amount, kb.balance, now)
 		if d.Response != nil {
 			if err := keep.store(ctx, d); err != nil {
 				return err
@@ -202,21 +199,17 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 		if !kb.changed {
 			continue
 		}
-		if _, err := b.stmt(ctx, tx, debitUpdate).ExecContext(ctx, kb.balance, id); err != nil {
+		if err := raw.exec(ctx, debitUpdate, kb.balance, id); err != nil {
 			return fmt.Errorf("sqlite: debit: %w", err)
 		}
 	}
 	for _, n := range rowChunks(len(ledger)/debitLedgerWidth, maxDebitBatch) {
 		part := ledger[:n*debitLedgerWidth]
 		ledger = ledger[n*debitLedgerWidth:]
-		if _, err := b.stmt(ctx, tx, ledgerText(n)).ExecContext(ctx, part...); err != nil {
+		if err := raw.exec(ctx, ledgerText(n), part...); err != nil {
 			return fmt.Errorf("sqlite: debit: ledger: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: debit: commit: %w", err)
-	}
-	committed = true
 	return nil
 }
 
@@ -228,22 +221,41 @@ type keyBalance struct {
 	changed bool
 	// known: the key exists (live or revoked); newest: the greatest
 	// request id it was charged, if any.
-	known  bool
-	newest sql.NullString
+	known     bool
+	newest    string
+	hasNewest bool
 }
 
 // readKey reads key id's state at the start of a batch.
-func (b *debitBatcher) readKey(ctx context.Context, tx *sql.Tx, id int64) (*keyBalance, error) {
+func readKey(ctx context.Context, raw *rawConn, id int64) (*keyBalance, error) {
 	kb := &keyBalance{}
-	err := b.stmt(ctx, tx, debitKey).QueryRowContext(ctx, id).Scan(&kb.balance, &kb.live, &kb.newest)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
+	err := raw.query(ctx, debitKey, []any{id}, func(row []driver.Value) error {
+		var okb, okl bool
+		var live int64
+		kb.balance, okb = row[0].(int64)
+		live, okl = row[1].(int64)
+		kb.live, kb.known = live != 0, true
+		if !okb || !okl {
+			return fmt.Errorf("balance and state read as %T and %T", row[0], row[1])
+		}
+		if row[2] != nil {
+			kb.newest, kb.hasNewest = textOf(row[2]), true
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: debit: key %d: %w", id, err)
-	default:
-		kb.known = true
 	}
 	return kb, nil
+}
+
+// textOf is a TEXT column's value as the driver gives it.
+func textOf(v driver.Value) string {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	s, _ := v.(string)
+	return s
 }
 
 // charged finds which of the batch's request ids are charged already.
@@ -251,7 +263,7 @@ func (b *debitBatcher) readKey(ctx context.Context, tx *sql.Tx, id int64) (*keyB
 // with the key), none was: the server's ids rise with time (httpapi's
 // newRequestID). Otherwise (or for a key not found, whose ledger rows may
 // outlive it) it looks the ids up, a statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
+func (b *debitBatcher) charged(ctx context.Context, raw *rawConn, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
 	least := map[int64]string{}
 	for _, d := range batch {
@@ -265,7 +277,7 @@ func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.D
 	out := map[sqlstore.ChargedRequest]bool{}
 	older := false
 	for key, l := range least {
-		if kb := keys[key]; !kb.known || kb.newest.Valid && kb.newest.String >= l {
+		if kb := keys[key]; !kb.known || kb.hasNewest && kb.newest >= l {
 			older = true
 			break
 		}
@@ -278,19 +290,11 @@ func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.D
 		for _, n := range rowChunks(len(ids), maxDebitBatch) {
 			args := append([]any{key}, ids[:n]...)
 			ids = ids[n:]
-			rows, err := b.stmt(ctx, tx, seenText(n)).QueryContext(ctx, args...)
+			err := raw.query(ctx, seenText(n), args, func(row []driver.Value) error {
+				out[sqlstore.ChargedRequest{Key: key, ID: textOf(row[0])}] = true
+				return nil
+			})
 			if err != nil {
-				return nil, fmt.Errorf("sqlite: debit: request: %w", err)
-			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return nil, fmt.Errorf("sqlite: debit: request: %w", err)
-				}
-				out[sqlstore.ChargedRequest{Key: key, ID: id}] = true
-			}
-			if err := rows.Close(); err != nil {
 				return nil, fmt.Errorf("sqlite: debit: request: %w", err)
 			}
 		}
@@ -301,8 +305,8 @@ func (b *debitBatcher) charged(ctx context.Context, tx *sql.Tx, batch []social.D
 // responseKeeper writes the responses of debits that carry one
 // (social.Debit.Response) inside the debit's transaction.
 type responseKeeper struct {
-	find, drop, insert *sql.Stmt
-	pruned             bool
+	raw    *rawConn
+	pruned bool
 }
 
 // fresh reports whether d's Idempotency-Key holds a response younger than
@@ -311,26 +315,26 @@ type responseKeeper struct {
 func (k *responseKeeper) fresh(ctx context.Context, d social.Debit) (bool, error) {
 	if !k.pruned {
 		cutoff := sqlstore.Micros(d.Response.CreatedAt.Add(-social.IdempotencyWindow))
-		if _, err := k.drop.ExecContext(ctx, cutoff); err != nil {
+		if err := k.raw.exec(ctx, responseDrop, cutoff); err != nil {
 			return false, fmt.Errorf("sqlite: debit: expire responses: %w", err)
 		}
 		k.pruned = true
 	}
-	var created int64
-	err := k.find.QueryRowContext(ctx, d.KeyID, d.Response.Key).Scan(&created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
+	found := false
+	err := k.raw.query(ctx, responseFind, []any{d.KeyID, d.Response.Key}, func([]driver.Value) error {
+		found = true
+		return nil
+	})
 	if err != nil {
 		return false, fmt.Errorf("sqlite: debit: idempotency key: %w", err)
 	}
-	return true, nil
+	return found, nil
 }
 
 // store keeps d's response.
 func (k *responseKeeper) store(ctx context.Context, d social.Debit) error {
 	r := d.Response
-	if _, err := k.insert.ExecContext(ctx, d.KeyID, r.Key, r.Fingerprint, r.Body, sqlstore.Micros(r.CreatedAt)); err != nil {
+	if err := k.raw.exec(ctx, responseInsert, d.KeyID, r.Key, r.Fingerprint, r.Body, sqlstore.Micros(r.CreatedAt)); err != nil {
 		return fmt.Errorf("sqlite: debit: keep response: %w", err)
 	}
 	return nil
