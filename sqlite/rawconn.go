@@ -72,13 +72,19 @@ func named(args []any) ([]driver.NamedValue, error) {
 	return out, nil
 }
 
-// exec runs q with args.
-func (r *rawConn) exec(ctx context.Context, q string, args ...any) error {
+// bound is q prepared, with args converted.
+func (r *rawConn) bound(ctx context.Context, q string, args []any) (driver.Stmt, []driver.NamedValue, error) {
 	st, err := r.stmt(ctx, q)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	nv, err := named(args)
+	return st, nv, err
+}
+
+// exec runs q with args.
+func (r *rawConn) exec(ctx context.Context, q string, args ...any) error {
+	st, nv, err := r.bound(ctx, q, args)
 	if err != nil {
 		return err
 	}
@@ -92,11 +98,7 @@ func (r *rawConn) exec(ctx context.Context, q string, args ...any) error {
 
 // query runs q with args and calls fn with each row (the slice is reused).
 func (r *rawConn) query(ctx context.Context, q string, args []any, fn func(row []driver.Value) error) error {
-	st, err := r.stmt(ctx, q)
-	if err != nil {
-		return err
-	}
-	nv, err := named(args)
+	st, nv, err := r.bound(ctx, q, args)
 	if err != nil {
 		return err
 	}
