@@ -55,8 +55,10 @@ func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Wr
 }
 
 // Defaults of the FTS5 settings that a bulk load changes (FTS5's own,
-// used where a table holds none), and the crisismerge of migration 0034.
+// used where a table holds none), the crisismerge of migration 0034 and
+// the leaf size of migration 0038.
 const (
+	ftsPgsz               = 500
 	ftsAutomergeDefault   = 4
 	ftsCrisismergeDefault = 16
 	ftsCrisismerge        = 64

@@ -103,6 +103,9 @@ func TestBulkDropsAndRestoresIndexes(t *testing.T) {
 		if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'crisismerge'`); v != ftsCrisismerge {
 			t.Errorf("%s crisismerge = %d after the load, want migration 0034's %d", table, v, ftsCrisismerge)
 		}
+		if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'pgsz'`); v != ftsPgsz {
+			t.Errorf("%s pgsz = %d after the load, want migration 0038's %d", table, v, ftsPgsz)
+		}
 	}
 	// Exact stats: 5 posts (105..109) existed, 495 are new.
 	if total.PostsInserted != 495 || total.PostsUpdated != 5 || total.UsersUpdated != 10 {
