@@ -120,6 +120,9 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 			return err
 		}
 		if err := tx.Commit(); err != nil {
+			// A failed COMMIT may leave the transaction open (SQLITE_BUSY
+			// does): end it, so that the connection's next BEGIN works.
+			tx.Rollback() //nolint:errcheck // the commit's error is the one to report
 			return fmt.Errorf("sqlite: debit: commit: %w", err)
 		}
 		committed = true
