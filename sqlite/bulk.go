@@ -59,6 +59,7 @@ func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Wr
 // the leaf size of migration 0038.
 const (
 	ftsPgsz               = 500
+	ftsPgszDefault        = 1000
 	ftsAutomergeDefault   = 4
 	ftsCrisismergeDefault = 16
 	ftsCrisismerge        = 64
@@ -112,16 +113,20 @@ func (s *Store) bulkBegin(ctx context.Context, expectPosts int64) error {
 	// Full-text indexes (posts_fts, and the trigram post_urls of
 	// migration 0005) stop merging during the load and are merged once at
 	// the end. posts_fts keeps the step names of loads recorded before.
+	// The load and its merge write FTS5's default leaves of 1000 bytes (a
+	// long doclist in fewer leaves), the leaves of migration 0038 come
+	// back after the merge (step 4), for the small writes that follow.
 	for _, t := range []struct{ table, prefix string }{{"posts_fts", "fts"}, {"post_urls", "post_urls"}} {
 		for _, c := range []struct {
-			key       string
-			def, bulk int
-		}{{"automerge", ftsAutomergeDefault, 0}, {"crisismerge", ftsCrisismergeDefault, bulkCrisismerge}} {
+			key            string
+			def, bulk, seq int
+		}{{"automerge", ftsAutomergeDefault, 0, 2}, {"crisismerge", ftsCrisismergeDefault, bulkCrisismerge, 2},
+			{"pgsz", ftsPgszDefault, ftsPgszDefault, 4}} {
 			cur, err := ftsSetting(ctx, tx, t.table, c.key, c.def)
 			if err != nil {
 				return err
 			}
-			if err := record(t.prefix+" "+c.key, 2, ftsSet(t.table, c.key, cur)); err != nil {
+			if err := record(t.prefix+" "+c.key, c.seq, ftsSet(t.table, c.key, cur)); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, ftsSet(t.table, c.key, c.bulk)); err != nil {

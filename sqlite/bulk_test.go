@@ -73,6 +73,11 @@ func TestBulkDropsAndRestoresIndexes(t *testing.T) {
 		if n := countRows(t, s, `SELECT count(*) FROM bulk_restore`); n < len(want) {
 			t.Errorf("bulk_restore holds %d rows, want at least %d", n, len(want))
 		}
+		for _, table := range []string{"posts_fts", "post_urls"} {
+			if v := countRows(t, s, `SELECT v FROM `+table+`_config WHERE k = 'pgsz'`); v != ftsPgszDefault {
+				t.Errorf("%s pgsz = %d during the load, want FTS5's %d", table, v, ftsPgszDefault)
+			}
+		}
 		for i := range 5 {
 			st, err := w.Write(ctx, postsBatch(int64(105+100*i), 100))
 			if err != nil {
