@@ -16,7 +16,7 @@ func (s *Store) CreateKey(ctx context.Context, k social.APIKey, credit int64) (s
 	if credit < 0 {
 		return k, fmt.Errorf("opening credit %d: %w", credit, social.ErrInvalid)
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.bill.BeginTx(ctx, nil)
 	if err != nil {
 		return k, fmt.Errorf("sqlite: create key: %w", err)
 	}
@@ -57,7 +57,7 @@ func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.AP
 	if amount <= 0 {
 		return social.APIKey{}, fmt.Errorf("top-up amount %d: %w", amount, social.ErrInvalid)
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.bill.BeginTx(ctx, nil)
 	if err != nil {
 		return social.APIKey{}, fmt.Errorf("sqlite: top up: %w", err)
 	}
@@ -80,10 +80,10 @@ func (s *Store) TopUp(ctx context.Context, keyID int64, amount int64) (social.AP
 	return s.keyTx(ctx, keyID)
 }
 
-// keyTx reads a key through the write connection (it sees its own commits
-// at once).
+// keyTx reads a key through the billing file's write connection (it sees
+// its own commits at once).
 func (s *Store) keyTx(ctx context.Context, id int64) (social.APIKey, error) {
-	return sqlstore.Reader{DB: sqlDB(s.write.QueryContext)}.Key(ctx, id)
+	return sqlstore.Reader{DB: sqlDB(s.bill.QueryContext)}.Key(ctx, id)
 }
 
 // Revoke marks a key revoked.
@@ -118,7 +118,7 @@ func (s *Store) SetFault(ctx context.Context, keyID int64, plan string) (social.
 // RotateKey gives a key a new digest and prefix.
 func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, prefix string) (social.APIKey, error) {
 	var n int
-	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE digest = ?`, digest[:]).Scan(&n); err != nil {
+	if err := s.bill.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE digest = ?`, digest[:]).Scan(&n); err != nil {
 		return social.APIKey{}, fmt.Errorf("sqlite: rotate key: %w", err)
 	}
 	if n > 0 {
@@ -129,7 +129,7 @@ func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, pre
 
 // updateKey runs one UPDATE of a key's row and returns the key as stored.
 func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args ...any) (social.APIKey, error) {
-	res, err := s.write.ExecContext(ctx, query, args...)
+	res, err := s.bill.ExecContext(ctx, query, args...)
 	if err != nil {
 		return social.APIKey{}, fmt.Errorf("sqlite: update key %d: %w", keyID, err)
 	}

@@ -8,69 +8,125 @@ import (
 	"path/filepath"
 )
 
-// Backup writes a consistent copy of the database, as of one moment, to a
-// new file at path (VACUUM INTO): the database stays in use meanwhile
-// (WAL readers never block its writer), and the copy is compact and holds
-// everything committed before the moment, nothing after it.
+// Backup writes a consistent copy of the database to a new file at path
+// and of its billing file to BillingPath(path) (VACUUM INTO): the database
+// stays in use meanwhile (WAL readers never block its writer), and each
+// copy is compact and holds everything its file committed before the
+// moment it was taken. The billing file is copied second, so its keys and
+// ledger are never older than the data beside them.
 func (s *Store) Backup(ctx context.Context, path string) error {
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("sqlite: backup: %s exists: choose a new file", path)
+	for _, p := range []string{path, BillingPath(path)} {
+		if _, err := os.Stat(p); err == nil {
+			return fmt.Errorf("sqlite: backup: %s exists: choose a new file", p)
+		}
 	}
 	// A connection of its own (query_only refuses VACUUM INTO) that
 	// writes nothing to the database.
-	db, err := openDB(dsn(s.path, false))
+	db, err := attached(s.path, false)
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
-		os.Remove(path)
-		return fmt.Errorf("sqlite: backup to %s: %w", path, err)
+	db.SetMaxOpenConns(1)
+	for _, c := range []struct{ schema, to string }{{"main", path}, {"billing", BillingPath(path)}} {
+		if _, err := db.ExecContext(ctx, `VACUUM `+c.schema+` INTO ?`, c.to); err != nil {
+			os.Remove(path)
+			os.Remove(BillingPath(path))
+			return fmt.Errorf("sqlite: backup to %s: %w", c.to, err)
+		}
 	}
 	return nil
 }
 
-// Restore replaces the database at to with the backup at from, after
-// checking that the backup is a whole roost database. Nothing may have
-// the database at to open (stop roost serve first). The copy is written
-// beside to and renamed over it, so a failure leaves to as it was.
+// Restore replaces the database at to and its billing file with the
+// backup at from and its billing file, after checking that each is a
+// whole roost database. A backup of one file, made before roost kept
+// billing apart, is restored alone: opening it moves its keys and ledger
+// into a new billing file. Nothing may have the database at to open (stop
+// roost serve first). The copies are written beside to and renamed over
+// it, so a failed check or copy leaves to as it was.
 func Restore(ctx context.Context, from, to string) error {
-	if _, err := os.Stat(from); err != nil {
-		return fmt.Errorf("sqlite: restore: %w", err)
-	}
-	src, err := openDB(dsn(from, false))
+	moved, err := checkBackup(ctx, from)
 	if err != nil {
-		return fmt.Errorf("sqlite: restore: %w", err)
+		return err
 	}
-	defer src.Close()
-	var check string
-	if err := src.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil {
-		return fmt.Errorf("sqlite: restore: %s is not a SQLite database: %w", from, err)
+	files := []struct{ from, to string }{{from, to}}
+	if _, err := os.Stat(BillingPath(from)); err == nil {
+		if _, err := checkBackup(ctx, BillingPath(from)); err != nil {
+			return err
+		}
+		files = append(files, struct{ from, to string }{BillingPath(from), BillingPath(to)})
+	} else if moved {
+		return fmt.Errorf("sqlite: restore: %s has no billing file %s beside it: copy the backup's two files together",
+			from, BillingPath(from))
 	}
-	if check != "ok" {
-		return fmt.Errorf("sqlite: restore: %s fails its integrity check: %s", from, check)
-	}
-	var versions int
-	if err := src.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&versions); err != nil || versions == 0 {
-		return fmt.Errorf("sqlite: restore: %s is not a roost database", from)
-	}
-	tmp := filepath.Join(filepath.Dir(to), "."+filepath.Base(to)+".restore")
-	os.Remove(tmp)
-	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}()
+	for _, f := range files {
+		tmp := filepath.Join(filepath.Dir(f.to), "."+filepath.Base(f.to)+".restore")
 		os.Remove(tmp)
-		return fmt.Errorf("sqlite: restore into %s: %w", to, err)
+		tmps = append(tmps, tmp)
+		if err := vacuumInto(ctx, f.from, tmp); err != nil {
+			return fmt.Errorf("sqlite: restore into %s: %w", f.to, err)
+		}
 	}
-	// The old database's write-ahead log must not be replayed into the
-	// restored file.
-	for _, suffix := range []string{"-wal", "-shm"} {
-		if err := os.Remove(to + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			os.Remove(tmp)
+	// The old files' write-ahead logs must not be replayed into the
+	// restored ones; a billing file the backup lacks is made anew.
+	stale := []string{to + "-wal", to + "-shm", BillingPath(to) + "-wal", BillingPath(to) + "-shm"}
+	if len(files) == 1 {
+		stale = append(stale, BillingPath(to))
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("sqlite: restore: %w", err)
 		}
 	}
-	if err := os.Rename(tmp, to); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("sqlite: restore: %w", err)
+	for i := len(files) - 1; i >= 0; i-- { // the billing file first
+		if err := os.Rename(tmps[i], files[i].to); err != nil {
+			return fmt.Errorf("sqlite: restore: %w", err)
+		}
 	}
 	return nil
+}
+
+// checkBackup checks that the file at path is a whole roost database (or
+// billing file) and reports whether its billing tables moved out of it.
+func checkBackup(ctx context.Context, path string) (moved bool, err error) {
+	if _, err := os.Stat(path); err != nil {
+		return false, fmt.Errorf("sqlite: restore: %w", err)
+	}
+	db, err := openDB(dsn(path, false))
+	if err != nil {
+		return false, fmt.Errorf("sqlite: restore: %w", err)
+	}
+	defer db.Close()
+	var check string
+	if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil {
+		return false, fmt.Errorf("sqlite: restore: %s is not a SQLite database: %w", path, err)
+	}
+	if check != "ok" {
+		return false, fmt.Errorf("sqlite: restore: %s fails its integrity check: %s", path, check)
+	}
+	var versions, m int
+	if err := db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE version = ?) FROM schema_migrations`,
+		billingMove).Scan(&versions, &m); err != nil || versions == 0 {
+		return false, fmt.Errorf("sqlite: restore: %s is not a roost database", path)
+	}
+	return m > 0, nil
+}
+
+// vacuumInto writes a compact copy of the database at from to the new
+// file to.
+func vacuumInto(ctx context.Context, from, to string) error {
+	db, err := openDB(dsn(from, false))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `VACUUM INTO ?`, to)
+	return err
 }

@@ -68,7 +68,7 @@ func TestCheckpointInBackground(t *testing.T) {
 // to back, a reader always somewhere in the log), the log starts over once
 // it passes restartFrames, instead of growing with every write: a
 // checkpoint after a restart finds fewer frames in the log than one
-// before it.
+// before it. Debits write the billing file: its checkpointer is watched.
 func TestCheckpointRestart(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
@@ -79,9 +79,9 @@ func TestCheckpointRestart(t *testing.T) {
 		startedOver        bool
 		afterRestart, seen bool
 	)
-	s.ckpt.mu.Lock()
-	s.ckpt.restartFrames = 256
-	s.ckpt.ran = func(logFrames, _ int) {
+	s.bckpt.mu.Lock()
+	s.bckpt.restartFrames = 256
+	s.bckpt.ran = func(logFrames, _ int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if afterRestart && seen && logFrames < most {
@@ -89,7 +89,7 @@ func TestCheckpointRestart(t *testing.T) {
 		}
 		most, seen = max(most, logFrames), true
 	}
-	s.ckpt.restarted = func(ok bool) {
+	s.bckpt.restarted = func(ok bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ok {
@@ -97,7 +97,7 @@ func TestCheckpointRestart(t *testing.T) {
 			afterRestart = true
 		}
 	}
-	s.ckpt.mu.Unlock()
+	s.bckpt.mu.Unlock()
 	stop := make(chan struct{})
 	readers := make(chan error, 1)
 	go func() { // reads back to back, as paid requests read the counters
@@ -108,7 +108,7 @@ func TestCheckpointRestart(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := s.Reader.Versions(ctx); err != nil {
+			if _, err := s.Versions(ctx); err != nil {
 				readers <- err
 				return
 			}

@@ -44,7 +44,7 @@ func (b *debitBatcher) close() {
 		return
 	}
 	ctx := context.Background()
-	conn, err := b.s.write.Conn(ctx)
+	conn, err := b.s.bill.Conn(ctx)
 	if err != nil {
 		return // the pool is closed: the connection and its statements with it
 	}
@@ -96,7 +96,7 @@ const maxDebitBatch = sqlstore.MaxDebitBatch
 // charged.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
-	conn, err := b.s.write.Conn(ctx)
+	conn, err := b.s.bill.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlite: debit: %w", err)
 	}

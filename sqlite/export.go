@@ -24,7 +24,7 @@ func (s *Store) ExportLedger(ctx context.Context, fn func([]social.LedgerEntry) 
 // transaction; a row whose id (or key digest) is already stored is left
 // as it is, so restoring twice changes nothing.
 func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledger []social.LedgerEntry) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.bill.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: restore accounts: %w", err)
 	}

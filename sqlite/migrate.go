@@ -11,14 +11,37 @@ import (
 	"github.com/roostapi/roost/migration"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/billing/*.sql
 var migrationFiles embed.FS
 
-// migrate applies every step newer than the database's version, each in
-// its own IMMEDIATE transaction, so that two processes opening the same
-// file at once apply each step exactly once.
+// Where the migrations of the database and of its billing file are.
+const (
+	migrationsDir        = "migrations"
+	billingMigrationsDir = "migrations/billing"
+)
+
+// migrate brings the billing file, then the database, to the current
+// schema; the database's step billingMove copies the billing tables into
+// the billing file first (moveBilling).
 func (s *Store) migrate(ctx context.Context) error {
-	steps, err := migration.Load(migrationFiles, "migrations")
+	if err := s.migrateFile(ctx, s.bill, BillingPath(s.path), billingMigrationsDir, nil); err != nil {
+		return err
+	}
+	return s.migrateFile(ctx, s.write, s.path, migrationsDir, func(m migration.Step) error {
+		if m.Version == billingMove {
+			return s.moveBilling(ctx)
+		}
+		return nil
+	})
+}
+
+// migrateFile applies every step of dir newer than the version of the
+// file at path, written through db, each in its own IMMEDIATE
+// transaction, so that two processes opening the same file at once apply
+// each step exactly once; before, when set, runs ahead of each step not
+// yet applied.
+func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, before func(migration.Step) error) error {
+	steps, err := migration.Load(migrationFiles, dir)
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
@@ -26,33 +49,39 @@ func (s *Store) migrate(ctx context.Context) error {
 	// that is up to date (roost keys, roost backup beside a busy server)
 	// opens without waiting for the server's writes.
 	var exists int
-	if err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
 		WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&exists); err != nil {
-		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	var applied []int
 	if exists == 0 {
-		if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
-			return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+			return fmt.Errorf("sqlite: open %s: %w", path, err)
 		}
-	} else if applied, err = appliedVersions(ctx, s.write); err != nil {
-		return fmt.Errorf("sqlite: open %s: %w", s.path, err)
+	} else if applied, err = appliedVersions(ctx, db, ""); err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	for _, m := range steps {
 		if slices.Contains(applied, m.Version) {
 			continue
 		}
-		if err := s.applyMigration(ctx, m); err != nil {
+		if before != nil {
+			if err := before(m); err != nil {
+				return err
+			}
+		}
+		if err := s.applyMigration(ctx, db, path, m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// appliedVersions reads the versions schema_migrations holds through db.
-func appliedVersions(ctx context.Context, db *sql.DB) ([]int, error) {
-	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+// appliedVersions reads the versions schema_migrations holds through db,
+// in the schema named by schema ("" for main, or "billing.").
+func appliedVersions(ctx context.Context, db *sql.DB, schema string) ([]int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM `+schema+`schema_migrations`)
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +97,8 @@ func appliedVersions(ctx context.Context, db *sql.DB) ([]int, error) {
 	return applied, rows.Err()
 }
 
-func (s *Store) applyMigration(ctx context.Context, m migration.Step) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+func (s *Store) applyMigration(ctx context.Context, db *sql.DB, path string, m migration.Step) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
@@ -91,23 +120,25 @@ func (s *Store) applyMigration(ctx context.Context, m migration.Step) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
-	s.log.Info("applied migration", "db", s.path, "migration", m.Name)
+	s.log.Info("applied migration", "db", path, "migration", m.Name)
 	return nil
 }
 
 // Ready reports an error unless the database answers and every migration
 // this binary embeds is applied.
 func (s *Store) Ready(ctx context.Context) error {
-	steps, err := migration.Load(migrationFiles, "migrations")
-	if err != nil {
-		return fmt.Errorf("sqlite: %w", err)
-	}
-	applied, err := appliedVersions(ctx, s.read)
-	if err != nil {
-		return fmt.Errorf("sqlite: ready: %w", err)
-	}
-	if p := migration.Pending(steps, applied); len(p) > 0 {
-		return fmt.Errorf("sqlite: migrations not applied: %v", p)
+	for _, f := range []struct{ dir, schema string }{{migrationsDir, ""}, {billingMigrationsDir, "billing."}} {
+		steps, err := migration.Load(migrationFiles, f.dir)
+		if err != nil {
+			return fmt.Errorf("sqlite: %w", err)
+		}
+		applied, err := appliedVersions(ctx, s.read, f.schema)
+		if err != nil {
+			return fmt.Errorf("sqlite: ready: %w", err)
+		}
+		if p := migration.Pending(steps, applied); len(p) > 0 {
+			return fmt.Errorf("sqlite: migrations not applied: %v", p)
+		}
 	}
 	return nil
 }

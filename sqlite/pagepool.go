@@ -48,9 +48,13 @@ var pagePool struct {
 // openDB opens a database handle of the package, installing the page
 // pool first.
 func openDB(dsn string) (*sql.DB, error) {
-	pagePool.once.Do(func() { pagePool.err = installPagePool() })
+	usePagePool()
 	return sql.Open("sqlite", dsn)
 }
+
+// usePagePool hands SQLite the page pool once, before its first
+// connection.
+func usePagePool() { pagePool.once.Do(func() { pagePool.err = installPagePool() }) }
 
 // openOne is openDB with exactly one connection, kept open for good: the
 // write connection, the checkpointer's and the counters' reader's.

@@ -21,7 +21,7 @@ import (
 	"github.com/roostapi/roost/sqlstore"
 )
 
-// Store is a social.Store on one SQLite file.
+// Store is a social.Store on one SQLite file and its billing file.
 type Store struct {
 	// Reader answers the API's reads from the read pool.
 	sqlstore.Reader
@@ -29,8 +29,9 @@ type Store struct {
 	sqlstore.Research
 
 	path  string
-	read  *sql.DB // query-only pool
+	read  *sql.DB // query-only pool, the billing file attached
 	write *sql.DB // one connection; transactions BEGIN IMMEDIATE
+	bill  *sql.DB // the billing file's one write connection (billing.go)
 	log   *slog.Logger
 
 	stmtMu sync.Mutex
@@ -44,8 +45,9 @@ type Store struct {
 	later upstreamLater
 	// versions reads the change counters (versions.go).
 	versions *versionsReader
-	// ckpt copies the log into the database file (checkpoint.go).
-	ckpt *checkpointer
+	// ckpt copies the log into the database file (checkpoint.go), bckpt
+	// the billing file's.
+	ckpt, bckpt *checkpointer
 	// counts keeps the counts that plan Top pages (search_counts.go).
 	counts countCache
 
@@ -83,18 +85,22 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	}
 	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{},
 		wstmts: writeStmts{stmts: map[string]*sql.Stmt{}}}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.openBilling(ctx); err != nil {
 		write.Close()
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.closeWriters()
 		return nil, err
 	}
 	// A bulk load that died left indexes to rebuild (see Bulk).
 	if err := s.bulkRestore(ctx); err != nil {
-		write.Close()
+		s.closeWriters()
 		return nil, err
 	}
-	read, err := openDB(dsn(path, true))
+	read, err := attached(path, true)
 	if err != nil {
-		write.Close()
+		s.closeWriters()
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
 	n := 2 * runtime.GOMAXPROCS(0)
@@ -115,6 +121,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	if s.ckpt, err = newCheckpointer(path, write, log); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, log); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
 	}
 	s.debits = newDebitBatcher(s)
 	return s, nil
@@ -155,8 +165,10 @@ func (s *Store) Close() error {
 		s.debits.close()
 	}
 	lerr := s.closeUpstream(context.Background())
-	if s.ckpt != nil {
-		s.ckpt.close() //nolint:errcheck // its connection only read and copied pages
+	for _, c := range []*checkpointer{s.ckpt, s.bckpt} {
+		if c != nil {
+			c.close() //nolint:errcheck // its connection only read and copied pages
+		}
 	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
@@ -174,10 +186,15 @@ func (s *Store) Close() error {
 			err = e
 		}
 	}
-	if e := s.write.Close(); e != nil && err == nil {
+	if e := s.closeWriters(); e != nil && err == nil {
 		err = e
 	}
 	return errors.Join(err, lerr)
+}
+
+// closeWriters closes both write connections.
+func (s *Store) closeWriters() error {
+	return errors.Join(s.write.Close(), s.bill.Close())
 }
 
 // maxReadStmts bounds the read statements kept prepared: search pages
@@ -246,11 +263,12 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
-// Gateway is the storage of the gateway (roost serve --upstream); its
-// writes go through the one write connection.
+// Gateway is the storage of the gateway (roost serve --upstream): its
+// page cache is written through the database's write connection, its
+// upstream ledger and budget through the billing file's.
 func (s *Store) Gateway() sqlstore.Gateway {
-	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.write.QueryContext),
-		Later: s.holdUpstream, Flush: s.flushUpstream}
+	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.bill.QueryContext),
+		Pages: sqlDB(s.write.QueryContext), Later: s.holdUpstream, Flush: s.flushUpstream}
 }
 
 // World is the living world's storage; its writes go through the one

@@ -132,7 +132,7 @@ func (s *Store) writeHeldUpstream(ctx context.Context) (err error) {
 		return nil
 	}
 	defer func() { s.landed(rows, err == nil) }()
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.bill.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: upstream ledger: %w", err)
 	}

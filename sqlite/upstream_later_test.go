@@ -21,7 +21,7 @@ func TestUpstreamLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := openDB("file:" + path + "?mode=ro")
+	other, err := openDB("file:" + BillingPath(path) + "?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestUpstreamInFlight(t *testing.T) {
 		CacheHit: true, Status: 200, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := s.write.BeginTx(ctx, nil) // the only write connection
+	tx, err := s.bill.BeginTx(ctx, nil) // the billing file's only write connection
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,19 @@ type versionsReader struct {
 	row  [2]driver.Value
 }
 
+// versionsSQL is sqlstore.VersionsSQL with each counter read from its
+// file: 'content' from the database, 'keys' from the billing file.
+const versionsSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
+	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `')`
+
 func newVersionsReader(path string) (*versionsReader, error) {
-	db, err := openOne(dsn(path, true))
+	db, err := attached(path, true)
 	if err != nil {
 		return nil, err
 	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
 	return &versionsReader{db: db}, nil
 }
 
@@ -61,7 +69,7 @@ func (r *versionsReader) read() (social.Versions, error) {
 			if !ok {
 				return fmt.Errorf("driver connection %T cannot prepare", dc)
 			}
-			st, err := p.PrepareContext(ctx, sqlstore.VersionsSQL)
+			st, err := p.PrepareContext(ctx, versionsSQL)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,10 @@ import (
 // cache, the upstream ledger and the shared upstream budget, on tables of
 // migration 0020. Read runs queries that only read, Write the others.
 type Gateway struct {
-	Read, Write DB
+	// Read reads; Write writes the upstream ledger and budget; Pages
+	// writes the page cache (Write when nil: SQLite keeps the ledger in a
+	// file of its own).
+	Read, Write, Pages DB
 	// Later, when set, takes the ledger row of a cache hit (no upstream
 	// cost) to write in the engine's next write transaction — the debit of
 	// the request it answers — rather than in a commit of its own; false
@@ -21,6 +24,14 @@ type Gateway struct {
 	// Flush writes the rows Later holds; the ledger's readers call it
 	// first.
 	Flush func(context.Context) error
+}
+
+// pages is the writer of the page cache.
+func (g Gateway) pages() DB {
+	if g.Pages != nil {
+		return g.Pages
+	}
+	return g.Write
 }
 
 // CachedPage is a page fetched upstream.
@@ -72,7 +83,7 @@ func (g Gateway) Page(ctx context.Context, key string) (p CachedPage, found bool
 
 // PutPage stores (or replaces) the page under key.
 func (g Gateway) PutPage(ctx context.Context, key, route string, p CachedPage) error {
-	err := g.Write.Query(ctx, `INSERT INTO gateway_pages (key, route, body, items, fetched_at) VALUES (?, ?, ?, ?, ?)
+	err := g.pages().Query(ctx, `INSERT INTO gateway_pages (key, route, body, items, fetched_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET route = excluded.route, body = excluded.body, items = excluded.items,
 		fetched_at = excluded.fetched_at`,
 		[]any{key, route, p.Body, int64(p.Items), p.FetchedAt.UnixMicro()}, func(Rows) error { return nil })
@@ -330,7 +341,7 @@ func (g Gateway) dropOne(ctx context.Context, hold, period string) error {
 // how many.
 func (g Gateway) PrunePages(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := g.Write.Query(ctx, `DELETE FROM gateway_pages WHERE fetched_at < ? RETURNING 1`, []any{before.UnixMicro()},
+	err := g.pages().Query(ctx, `DELETE FROM gateway_pages WHERE fetched_at < ? RETURNING 1`, []any{before.UnixMicro()},
 		func(Rows) error { n++; return nil })
 	if err != nil {
 		return 0, fmt.Errorf("prune cached pages: %w", err)

@@ -17,7 +17,7 @@ var errUsePgDump = errors.New("a PostgreSQL database is backed up with its own t
 func cmdBackup(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "backup", "backup --db PATH --to FILE")
 	db := fs.String("db", defaultDB, "the SQLite database to copy (it may be serving meanwhile)")
-	to := fs.String("to", "", "the new file to write (required; must not exist)")
+	to := fs.String("to", "", "the new file to write, and its billing file FILE-billing beside it (required; neither may exist)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -38,13 +38,13 @@ func cmdBackup(ctx context.Context, e *env, args []string) error {
 	if err := s.Backup(ctx, *to); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "backed up %s to %s\n", *db, *to)
+	fmt.Fprintf(e.stderr, "backed up %s to %s and %s\n", *db, *to, sqlite.BillingPath(*to))
 	return nil
 }
 
 func cmdRestore(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "restore", "restore --from FILE --db PATH [--force]")
-	from := fs.String("from", "", "a backup made by 'roost backup' (required)")
+	from := fs.String("from", "", "a backup made by 'roost backup' (required; its FILE-billing is restored with it)")
 	db := fs.String("db", defaultDB, "the SQLite database to replace; stop 'roost serve' on it first")
 	force := fs.Bool("force", false, "replace a database that exists")
 	if err := parse(fs, args, false); err != nil {

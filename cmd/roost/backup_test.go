@@ -110,6 +110,14 @@ func TestBackupUnderLoad(t *testing.T) {
 		t.Errorf("the backup holds %d debits of %d", total, debits.Load())
 	}
 	t.Logf("backup taken during %d debits holds %d", debits.Load(), total)
+	// The backup is two files; without its billing file it is refused.
+	if err := os.Rename(sqlite.BillingPath(backup), filepath.Join(dir, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := roost(t, "restore", "--from", backup, "--db", filepath.Join(dir, "y.db")); code != 1 ||
+		!strings.Contains(errOut, "billing file") {
+		t.Errorf("restore without the billing file: %d %s", code, errOut)
+	}
 	os.WriteFile(filepath.Join(dir, "junk.db"), []byte("not a database"), 0o600)
 	if code, _, errOut := roost(t, "restore", "--from", filepath.Join(dir, "junk.db"), "--db", filepath.Join(dir, "x.db")); code != 1 {
 		t.Errorf("restore of junk: %d %s", code, errOut)
