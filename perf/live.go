@@ -447,7 +447,7 @@ func ReportLive(w io.Writer, rep *LiveReport) {
 	fmt.Fprintf(w, "paid pages' wait for their debit (decided and committed durably; bucket bounds): quiet p50 ≤ %s, p99 ≤ %s (%d pages); "+
 		"live p50 ≤ %s, p99 ≤ %s (%d pages)\n", round(rep.DebitQuiet.P50), round(rep.DebitQuiet.P99), rep.DebitQuiet.Pages,
 		round(rep.DebitLive.P50), round(rep.DebitLive.P99), rep.DebitLive.Pages)
-	fmt.Fprintf(w, "living world's writes (one an event, commit included; a debit waits for the one under way on SQLite): "+
+	fmt.Fprintf(w, "living world's writes (one an event, commit included): "+
 		"p50 %s, p90 %s, p99 %s, max %s\n", round(rep.Writes.P50), round(rep.Writes.P90), round(rep.Writes.P99), round(rep.Writes.Max))
 	fmt.Fprintf(w, "webhooks: %s; %d events arrived (%d repeated, %d badly signed, %d without a seen commit, %d left pending)\n",
 		monitorMix(rep.Monitors), rep.Received, rep.Repeats, rep.BadSig, rep.Unmatched, rep.Pending)

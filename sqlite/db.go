@@ -32,5 +32,6 @@ func (q sqlDB) Query(ctx context.Context, query string, args []any, each func(sq
 
 // dialect is SQLite's side of sqlstore.Dialect.
 var dialect = sqlstore.Dialect{
-	Fold: func(column string) string { return column + " COLLATE NOCASE" },
+	Fold:        func(column string) string { return column + " COLLATE NOCASE" },
+	VersionsSQL: versionsSQL,
 }

@@ -33,6 +33,9 @@ type Dialect struct {
 	// Fold returns an expression of a text column that equals a lower-cased
 	// value through the engine's case-insensitive index on it.
 	Fold func(column string) string
+	// VersionsSQL, when set, replaces the package's VersionsSQL (SQLite
+	// reads the 'keys' counter from its billing file).
+	VersionsSQL string
 }
 
 // Placeholders is "?,?,…" with n marks.

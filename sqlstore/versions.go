@@ -37,7 +37,11 @@ const VersionsSQL = `SELECT (SELECT n FROM versions WHERE name = '` + VersionCon
 // Versions reads both counters in one statement.
 func (r Reader) Versions(ctx context.Context) (social.Versions, error) {
 	var v social.Versions
-	err := r.DB.Query(ctx, VersionsSQL, nil, func(row Rows) error {
+	q := VersionsSQL
+	if r.Dialect.VersionsSQL != "" {
+		q = r.Dialect.VersionsSQL
+	}
+	err := r.DB.Query(ctx, q, nil, func(row Rows) error {
 		return row.Scan(&v.Content, &v.Keys)
 	})
 	if err != nil {

@@ -174,7 +174,8 @@ writer could not keep up with are dropped (not made later) and counted.
 The paid pages' wait for their debits (decided and committed durably) is
 read off the handler's roost_debit_seconds histogram for each kind of run
 (p50/p99 as bucket upper bounds); the living world's writes are timed by
-the same wrapper: on SQLite a debit waits for the write under way.
+the same wrapper: on SQLite they share the disk with the debits (each file
+has its own writer: the data's, the billing file's).
 The monitors and the webhook are deleted at the end and the key revoked;
 the events written stay in the database, as those of roost live.
 `)
