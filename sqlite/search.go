@@ -65,9 +65,17 @@ func (s *Store) searchStatement(ctx context.Context, q *search.Query, order soci
 	}
 	d := scanAccess
 	var filters []access
-	if len(pl.drivers) == 1 && !pl.drivers[0].sorted {
+	if len(pl.drivers) == 0 {
+		// The walk by score floor reads the posts the scan would, in the
+		// same order, but the rows only of those that may match.
+		if w, ok, err := s.floorWalk(ctx, pl, false); err != nil {
+			return statement{}, err
+		} else if ok {
+			d = w
+		}
+	} else if len(pl.drivers) == 1 && !pl.drivers[0].sorted {
 		d = pl.drivers[0]
-	} else if len(pl.drivers) > 0 {
+	} else {
 		limit := cmp.Or(s.estimateCap, estimateCap)
 		c, err := s.smallestAt(ctx, pl, pl.drivers, limit)
 		if err != nil {
@@ -126,7 +134,8 @@ func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
 // read whole and sorted, which pays only when its rows are too sparse for
 // a walk in id order to meet limit+1 of them soon (sparse). Otherwise the
 // first driver in id order (or the scan) is taken, which stops after
-// limit+1 matches. The other drivers of fewer than sortedCap rows are
+// limit+1 matches, unless the query sets a least engagement: then the walk
+// by score floor (floorWalk) reads only the posts that may reach it. The other drivers of fewer than sortedCap rows are
 // returned as filters: the page requires their ids before it reads a post
 // (selectFrom), so a rare conjunction of common drivers costs index reads,
 // not post reads.
@@ -156,6 +165,9 @@ func (s *Store) commonDriver(ctx context.Context, pl plan, limit int) (access, [
 		}
 	}
 	if di < 0 {
+		if w, ok, err := s.floorWalk(ctx, pl, true); err != nil || ok {
+			return w, nil, err
+		}
 		di = slices.IndexFunc(pl.drivers, func(x access) bool { return !x.sorted })
 	}
 	d := scanAccess
@@ -180,17 +192,24 @@ const densityProbe = 2000
 // the walk reads about limit·densityProbe/m posts, and sorting costs
 // about a third of a post read per row.
 func (s *Store) sparse(ctx context.Context, pl plan, d access, n int64, limit int) (bool, error) {
-	var floor int64
-	err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM posts WHERE id > ? AND id <= ?
-		ORDER BY id DESC LIMIT 1 OFFSET ?), ?)`, pl.lo, pl.hi, densityProbe-1, pl.lo).Scan(&floor)
-	if err != nil {
-		return false, fmt.Errorf("sqlite: search: density of %s: %w", d.name, err)
-	}
-	_, m, err := s.smallest(ctx, plan{lo: max(pl.lo, floor-1), hi: pl.hi}, []access{d}, densityProbe)
+	m, err := s.newest(ctx, pl, d)
 	if err != nil {
 		return false, err
 	}
 	return n*m < 3*int64(limit+1)*densityProbe, nil
+}
+
+// newest counts driver d's rows among the newest densityProbe posts in
+// pl's range.
+func (s *Store) newest(ctx context.Context, pl plan, d access) (int64, error) {
+	var floor int64
+	err := s.read.QueryRowContext(ctx, `SELECT coalesce((SELECT id FROM posts WHERE id > ? AND id <= ?
+		ORDER BY id DESC LIMIT 1 OFFSET ?), ?)`, pl.lo, pl.hi, densityProbe-1, pl.lo).Scan(&floor)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: search: density of %s: %w", d.name, err)
+	}
+	_, m, err := s.smallest(ctx, plan{lo: max(pl.lo, floor-1), hi: pl.hi}, []access{d}, densityProbe)
+	return m, err
 }
 
 // selectFrom is the SELECT of a search page through driver d, up to the

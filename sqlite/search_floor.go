@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/roostapi/roost/search"
+	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlstore"
 )
 
@@ -23,6 +25,59 @@ import (
 // stored post has a negative count (search_count_outliers, migration 0008)
 // and every post's id agrees with its time (search_time_outliers, migration
 // 0002).
+
+// floorWalk is the Latest driver of a query that sets a least engagement
+// (min_faves:, min_retweets:, min_replies:) and has no other driver, or
+// whose drivers are all common, when the premises hold: posts newest
+// first through posts_id_score, each post's score compared with the floor
+// at its id's time before its row is read, so the walk reads the rows of
+// the few posts that may reach the engagement, not every post of another
+// common driver, and builds no set of ids (at 1M posts, `the
+// min_faves:50` gathered and sorted 13,000 ids of min_faves: before its
+// first row). With selective set, the walk is taken only if at most one
+// in floorRatio of the newest densityProbe posts in range passes the
+// floor: a low one (min_faves:1) passes nearly every post, and a common
+// driver's own walk then reads fewer. The floor is sqlstore.ScoreFloor with the time of the
+// id less the slack a post's time may differ by and the second Score's
+// time truncates, and a margin for the floating-point arithmetic: as a
+// linear function of the id's milliseconds, a + (id >> 22) * b.
+func (s *Store) floorWalk(ctx context.Context, pl plan, selective bool) (access, bool, error) {
+	if pl.minEngagement <= 0 {
+		return access{}, false, nil
+	}
+	var outliers int
+	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_count_outliers)
+		OR EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
+		return access{}, false, fmt.Errorf("sqlite: search: score floor: %w", err)
+	}
+	if outliers != 0 {
+		return access{}, false, nil
+	}
+	const week = 7 * 86400
+	startS := float64(sqlstore.SnowflakeEpochMS-sqlstore.TimeSlackMS-1000) / 1000
+	a := 1e6*(math.Log2(1+pl.minEngagement)+(startS-social.ScoreEpoch)/week) - floorMargin
+	b := 1e6 / (week * 1000)
+	from := "posts p INDEXED BY posts_id_score"
+	w := access{name: "floor", from: from, key: "p.id", est: from, ekey: "p.id",
+		cond: cond{sql: fmt.Sprintf("p.score >= ? + (p.id >> %d) * ?", sqlstore.SnowflakeShift), args: []any{a, b}}}
+	if !selective {
+		return w, true, nil
+	}
+	m, err := s.newest(ctx, pl, w)
+	if err != nil {
+		return access{}, false, err
+	}
+	return w, m*floorRatio <= densityProbe, nil
+}
+
+// floorRatio: the walk by score floor drives a common query when at most
+// one post in floorRatio passes its floor.
+const floorRatio = 8
+
+// floorMargin is how far below the exact floor floorWalk's stays: Score
+// rounds down (1), and the floor's arithmetic in double precision on
+// scores near 1e9 errs by far less than the rest.
+const floorMargin = 16
 
 // leastEngagement is the least engagement of a post that satisfies n.
 func leastEngagement(n search.MinCount) float64 {

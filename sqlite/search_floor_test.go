@@ -173,3 +173,70 @@ func TestTopCountsCached(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchFloorWalk: a Latest query with a least engagement is walked by
+// score floor (posts_id_score) when it has no other driver, or when every
+// driver is common and few posts pass the floor; the walk finds exactly the
+// matches, page after page, and gives way to the scan once a stored count
+// is negative (the floor's premise).
+func TestSearchFloorWalk(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	s.estimateCap = 1 // every query of several drivers planned as a common one
+	var posts []social.Post
+	var both, retweeted []int64
+	views := int64(600) // engagement 6 for every post
+	for i := range 6000 {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		p := social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "other text", Views: &views}
+		if i%2 == 0 {
+			p.Text = "the word here"
+		}
+		if i%9 == 0 { // few enough to pass the floor, too many to sort
+			// The word's matches have exactly the engagement min_faves:10
+			// asks, the floor's closest case.
+			p.FavoriteCount, p.Views = 10, nil
+			if i%2 == 0 {
+				both = append(both, p.ID)
+			} else {
+				p.RetweetCount = 1
+				retweeted = append(retweeted, p.ID)
+			}
+		}
+		posts = append(posts, p)
+	}
+	slices.Reverse(both)
+	slices.Reverse(retweeted)
+	b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
+	if _, err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	check := func(query, driver string, want []int64) {
+		t.Helper()
+		q, err := search.Parse(query, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.searchStatement(ctx, q, social.Latest, social.PageReq{Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.driver != driver {
+			t.Errorf("%q: driver %q, want %q", query, st.driver, driver)
+		}
+		if got := searchtest.PagedIDs(t, s, q, social.Latest, 20); !slices.Equal(got, want) {
+			t.Errorf("%q: %d matches, want %d", query, len(got), len(want))
+		}
+	}
+	check("min_faves:10 word", "floor", both)
+	check("min_retweets:1", "floor", retweeted)
+	// A floor that every post passes (their views) leaves a common query
+	// to its own drivers.
+	check("min_faves:5 word", "fts&faves", both)
+	hit := posts[0] // not one of retweeted
+	hit.RetweetCount = -1
+	if _, err := s.Write(ctx, &social.Batch{Posts: []social.Post{hit}}); err != nil {
+		t.Fatal(err)
+	}
+	check("min_retweets:1", "scan", retweeted)
+}
