@@ -135,10 +135,10 @@ func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
 // a walk in id order to meet limit+1 of them soon (sparse). Otherwise the
 // first driver in id order (or the scan) is taken, which stops after
 // limit+1 matches, unless the query sets a least engagement: then the walk
-// by score floor (floorWalk) reads only the posts that may reach it. The other drivers of fewer than sortedCap rows are
-// returned as filters: the page requires their ids before it reads a post
-// (selectFrom), so a rare conjunction of common drivers costs index reads,
-// not post reads.
+// by score floor (floorWalk) reads only the posts that may reach it. The
+// other drivers of fewer than sortedCap rows are returned as filters: the
+// page requires their ids before it reads a post (selectFrom), so a rare
+// conjunction of common drivers costs index reads, not post reads.
 func (s *Store) commonDriver(ctx context.Context, pl plan, limit int) (access, []access, error) {
 	counts := make([]int64, len(pl.drivers))
 	best := -1
