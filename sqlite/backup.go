@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -26,8 +27,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	defer single(db).Close()
 	for _, c := range []struct{ schema, to string }{{"main", path}, {"billing", BillingPath(path)}} {
 		if _, err := db.ExecContext(ctx, `VACUUM `+c.schema+` INTO ?`, c.to); err != nil {
 			os.Remove(path)
@@ -46,16 +46,23 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 // roost serve first). The copies are written beside to and renamed over
 // it, so a failed check or copy leaves to as it was.
 func Restore(ctx context.Context, from, to string) error {
-	moved, err := checkBackup(ctx, from)
+	src, moved, err := openBackup(ctx, from)
 	if err != nil {
 		return err
 	}
-	files := []struct{ from, to string }{{from, to}}
+	defer src.Close()
+	type copyTo struct {
+		src *sql.DB
+		to  string
+	}
+	files := []copyTo{{src, to}}
 	if _, err := os.Stat(BillingPath(from)); err == nil {
-		if _, err := checkBackup(ctx, BillingPath(from)); err != nil {
+		bsrc, _, err := openBackup(ctx, BillingPath(from))
+		if err != nil {
 			return err
 		}
-		files = append(files, struct{ from, to string }{BillingPath(from), BillingPath(to)})
+		defer bsrc.Close()
+		files = append(files, copyTo{bsrc, BillingPath(to)})
 	} else if moved {
 		return fmt.Errorf("sqlite: restore: %s has no billing file %s beside it: copy the backup's two files together",
 			from, BillingPath(from))
@@ -70,7 +77,7 @@ func Restore(ctx context.Context, from, to string) error {
 		tmp := filepath.Join(filepath.Dir(f.to), "."+filepath.Base(f.to)+".restore")
 		os.Remove(tmp)
 		tmps = append(tmps, tmp)
-		if err := vacuumInto(ctx, f.from, tmp); err != nil {
+		if _, err := f.src.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
 			return fmt.Errorf("sqlite: restore into %s: %w", f.to, err)
 		}
 	}
@@ -93,17 +100,29 @@ func Restore(ctx context.Context, from, to string) error {
 	return nil
 }
 
-// checkBackup checks that the file at path is a whole roost database (or
-// billing file) and reports whether its billing tables moved out of it.
-func checkBackup(ctx context.Context, path string) (moved bool, err error) {
+// openBackup opens the file at path, a backup to restore, after checking
+// that it is a whole roost database (or billing file), and reports whether
+// its billing tables moved out of it. The caller closes it.
+func openBackup(ctx context.Context, path string) (*sql.DB, bool, error) {
 	if _, err := os.Stat(path); err != nil {
-		return false, fmt.Errorf("sqlite: restore: %w", err)
+		return nil, false, fmt.Errorf("sqlite: restore: %w", err)
 	}
-	db, err := openDB(dsn(path, false))
+	db, err := openOne(dsn(path, false))
 	if err != nil {
-		return false, fmt.Errorf("sqlite: restore: %w", err)
+		return nil, false, fmt.Errorf("sqlite: restore: %w", err)
 	}
-	defer db.Close()
+	moved, err := checkBackup(ctx, db, path)
+	if err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	return db, moved, nil
+}
+
+// checkBackup checks through db that the file at path is a whole roost
+// database (or billing file) and reports whether its billing tables moved
+// out of it.
+func checkBackup(ctx context.Context, db *sql.DB, path string) (bool, error) {
 	var check string
 	if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil {
 		return false, fmt.Errorf("sqlite: restore: %s is not a SQLite database: %w", path, err)
@@ -117,16 +136,4 @@ func checkBackup(ctx context.Context, path string) (moved bool, err error) {
 		return false, fmt.Errorf("sqlite: restore: %s is not a roost database", path)
 	}
 	return m > 0, nil
-}
-
-// vacuumInto writes a compact copy of the database at from to the new
-// file to.
-func vacuumInto(ctx context.Context, from, to string) error {
-	db, err := openDB(dsn(from, false))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	_, err = db.ExecContext(ctx, `VACUUM INTO ?`, to)
-	return err
 }

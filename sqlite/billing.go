@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	msqlite "modernc.org/sqlite"
@@ -37,17 +38,15 @@ var billingTables = []string{"api_keys", "ledger", "idempotency_keys", "upstream
 func (s *Store) openBilling(ctx context.Context) error {
 	bpath := BillingPath(s.path)
 	if _, err := os.Stat(bpath); errors.Is(err, os.ErrNotExist) {
-		var tables, moved int
-		err := s.write.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table'
-			AND name = 'schema_migrations'`).Scan(&tables)
-		if err == nil && tables > 0 {
-			err = s.write.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`,
-				billingMove).Scan(&moved)
+		exists, err := hasMigrations(ctx, s.write)
+		var applied []int
+		if err == nil && exists {
+			applied, err = appliedVersions(ctx, s.write, "")
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: open %s: %w", s.path, err)
 		}
-		if moved > 0 {
+		if slices.Contains(applied, billingMove) {
 			return fmt.Errorf("sqlite: open %s: its billing file %s (keys and ledger) is missing: "+
 				"put it back beside the database, or restore both from a backup", s.path, bpath)
 		}

@@ -48,13 +48,12 @@ func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, b
 	// What is applied is read first, without the write lock: a database
 	// that is up to date (roost keys, roost backup beside a busy server)
 	// opens without waiting for the server's writes.
-	var exists int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
-		WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&exists); err != nil {
+	exists, err := hasMigrations(ctx, db)
+	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	var applied []int
-	if exists == 0 {
+	if !exists {
 		if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 			return fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -76,6 +75,15 @@ func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, b
 		}
 	}
 	return nil
+}
+
+// hasMigrations reports whether the file db writes has its
+// schema_migrations table.
+func hasMigrations(ctx context.Context, db *sql.DB) (bool, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
+		WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n)
+	return n > 0, err
 }
 
 // appliedVersions reads the versions schema_migrations holds through db,

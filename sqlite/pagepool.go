@@ -57,16 +57,21 @@ func openDB(dsn string) (*sql.DB, error) {
 func usePagePool() { pagePool.once.Do(func() { pagePool.err = installPagePool() }) }
 
 // openOne is openDB with exactly one connection, kept open for good: the
-// write connection, the checkpointer's and the counters' reader's.
+// write connections and the checkpointers'.
 func openOne(dsn string) (*sql.DB, error) {
 	db, err := openDB(dsn)
 	if err != nil {
 		return nil, err
 	}
+	return single(db), nil
+}
+
+// single makes db hold exactly one connection, kept open for good.
+func single(db *sql.DB) *sql.DB {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	return db, nil
+	return db
 }
 
 // installPagePool hands SQLite the pool's memory. It fails, leaving

@@ -45,13 +45,8 @@ func (s *Store) floorWalk(ctx context.Context, pl plan, selective bool) (access,
 	if pl.minEngagement <= 0 {
 		return access{}, false, nil
 	}
-	var outliers int
-	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_count_outliers)
-		OR EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
-		return access{}, false, fmt.Errorf("sqlite: search: score floor: %w", err)
-	}
-	if outliers != 0 {
-		return access{}, false, nil
+	if ok, err := floorsHold(ctx, s.read); err != nil || !ok {
+		return access{}, false, err
 	}
 	const week = 7 * 86400
 	startS := float64(sqlstore.SnowflakeEpochMS-sqlstore.TimeSlackMS-1000) / 1000
@@ -79,6 +74,17 @@ const floorRatio = 8
 // scores near 1e9 errs by far less than the rest.
 const floorMargin = 16
 
+// floorsHold reports whether the floors' premises hold: no stored post
+// has a negative count or an id that disagrees with its time.
+func floorsHold(ctx context.Context, q rowQuerier) (bool, error) {
+	var outliers int
+	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_count_outliers)
+		OR EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
+		return false, fmt.Errorf("sqlite: search: score floor: %w", err)
+	}
+	return outliers == 0, nil
+}
+
 // leastEngagement is the least engagement of a post that satisfies n.
 func leastEngagement(n search.MinCount) float64 {
 	switch n.Kind {
@@ -96,13 +102,8 @@ func bucketFloors(ctx context.Context, tx *sql.Tx, pl *plan) (func(b int64) int6
 	if pl.minEngagement <= 0 {
 		return nil, nil
 	}
-	var outliers int
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_count_outliers)
-		OR EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
-		return nil, fmt.Errorf("sqlite: search: score floor: %w", err)
-	}
-	if outliers != 0 {
-		return nil, nil
+	if ok, err := floorsHold(ctx, tx); err != nil || !ok {
+		return nil, err
 	}
 	e := pl.minEngagement
 	return func(b int64) int64 {

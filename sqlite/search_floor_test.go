@@ -213,17 +213,7 @@ func TestSearchFloorWalk(t *testing.T) {
 	}
 	check := func(query, driver string, want []int64) {
 		t.Helper()
-		q, err := search.Parse(query, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := s.searchStatement(ctx, q, social.Latest, social.PageReq{Limit: 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.driver != driver {
-			t.Errorf("%q: driver %q, want %q", query, st.driver, driver)
-		}
+		q := latestDriven(t, s, query, driver)
 		if got := searchtest.PagedIDs(t, s, q, social.Latest, 20); !slices.Equal(got, want) {
 			t.Errorf("%q: %d matches, want %d", query, len(got), len(want))
 		}

@@ -310,6 +310,24 @@ func TestSearchTo(t *testing.T) {
 	}
 }
 
+// latestDriven parses query and checks that the plan of its first Latest
+// page is driven by driver.
+func latestDriven(t *testing.T, s *Store, query, driver string) *search.Query {
+	t.Helper()
+	q, err := search.Parse(query, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.searchStatement(context.Background(), q, social.Latest, social.PageReq{Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.driver != driver {
+		t.Errorf("%q: driver %q, want %q", query, st.driver, driver)
+	}
+	return q
+}
+
 // checkDriven checks a query in both orders: its plan names driver first,
 // and its first page holds exactly want (at most 20 ids).
 func checkDriven(t *testing.T, s *Store, query, driver string, want []int64) {

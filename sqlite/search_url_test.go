@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/searchtest"
 	"github.com/roostapi/roost/social"
 )
@@ -38,17 +37,7 @@ func TestSearchURL(t *testing.T) {
 	}
 	check := func(query, driver string, want ...int64) {
 		t.Helper()
-		q, err := search.Parse(query, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := s.searchStatement(ctx, q, social.Latest, social.PageReq{Limit: 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.driver != driver {
-			t.Errorf("%q: driver %q, want %q", query, st.driver, driver)
-		}
+		q := latestDriven(t, s, query, driver)
 		for _, o := range []social.Order{social.Latest, social.Top} {
 			if got := searchtest.FirstPageIDs(t, s, q, o); !slices.Equal(got, want) {
 				t.Errorf("%q %v: got %v, want %v", query, o, got, want)

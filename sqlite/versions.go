@@ -36,10 +36,7 @@ func newVersionsReader(path string) (*versionsReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	return &versionsReader{db: db}, nil
+	return &versionsReader{db: single(db)}, nil
 }
 
 // Versions reads the change counters (see social.Versions). ctx is checked

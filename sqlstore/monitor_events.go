@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -348,39 +349,22 @@ func (s Monitors) Pause(ctx context.Context, keyID int64) error {
 
 // ResumeFunded resumes the paused monitors of keys (not revoked) whose
 // balance covers price, and reports how many. The keys are looked up
-// through the reader: SQLite keeps them in a file the monitors' writer does not
-// attach.
+// through the reader: SQLite keeps them in a file the monitors' writer
+// does not attach.
 func (s Monitors) ResumeFunded(ctx context.Context, price int64) (int, error) {
-	var paused []any
-	err := s.DB.Query(ctx, `SELECT DISTINCT key_id FROM monitors WHERE state = 'paused'`, nil, func(r Rows) error {
-		var id int64
-		err := r.Scan(&id)
-		paused = append(paused, id)
-		return err
-	})
+	paused, err := all(ctx, s.DB, `SELECT DISTINCT key_id FROM monitors WHERE state = 'paused'`, nil, scanID)
 	if err != nil {
 		return 0, fmt.Errorf("resume monitors: %w", err)
 	}
-	var funded []any
-	for chunk := range slices.Chunk(paused, 500) {
-		err := s.reader().Query(ctx, `SELECT id FROM api_keys WHERE balance >= ? AND revoked_at IS NULL AND id IN (`+
-			Placeholders(len(chunk))+`)`, append([]any{price}, chunk...), func(r Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			funded = append(funded, id)
-			return err
-		})
-		if err != nil {
-			return 0, fmt.Errorf("resume monitors: %w", err)
-		}
+	funded, err := in(ctx, s.reader(), `SELECT id FROM api_keys WHERE balance >= `+strconv.FormatInt(price, 10)+
+		` AND revoked_at IS NULL AND id IN (%s)`, anys(paused), scanID)
+	if err != nil {
+		return 0, fmt.Errorf("resume monitors: %w", err)
 	}
-	n := 0
-	for chunk := range slices.Chunk(funded, 500) {
-		err := s.DB.Query(ctx, `UPDATE monitors SET state = 'active' WHERE state = 'paused' AND key_id IN (`+
-			Placeholders(len(chunk))+`) RETURNING id`, chunk, func(Rows) error { n++; return nil })
-		if err != nil {
-			return 0, fmt.Errorf("resume monitors: %w", err)
-		}
+	resumed, err := in(ctx, s.DB, `UPDATE monitors SET state = 'active' WHERE state = 'paused' AND key_id IN (%s)
+		RETURNING key_id`, anys(funded), scanID)
+	if err != nil {
+		return 0, fmt.Errorf("resume monitors: %w", err)
 	}
-	return n, nil
+	return len(resumed), nil
 }
