@@ -156,9 +156,9 @@ func (w *batchWriter) query(ctx context.Context, query string, args ...any) (*sq
 }
 
 // existing returns which of ids are already rows of table, with the
-// value of column col (empty col: just presence).
-func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string, error) {
-	out := make(map[int64]string)
+// values of the SQL expressions cols (text each; none: just presence).
+func (w *batchWriter) existing(table string, ids []int64, cols ...string) (map[int64][]string, error) {
+	out := make(map[int64][]string)
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -177,15 +177,15 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 	if lo > top {
 		return out, nil
 	}
+	sel := "id"
+	for _, c := range cols {
+		sel += ", " + c
+	}
 	const chunk = 512
 	for _, n := range rowChunks(len(ids), chunk) {
 		part := ids[:n]
 		ids = ids[n:]
-		sel := "''"
-		if col != "" {
-			sel = col
-		}
-		q := "SELECT id, " + sel + " FROM " + table + " WHERE id IN (" + strings.Repeat("?,", n-1) + "?)"
+		q := "SELECT " + sel + " FROM " + table + " WHERE id IN (" + strings.Repeat("?,", n-1) + "?)"
 		args := make([]any, n)
 		for i, id := range part {
 			args[i] = id
@@ -196,12 +196,16 @@ func (w *batchWriter) existing(table, col string, ids []int64) (map[int64]string
 		}
 		for rows.Next() {
 			var id int64
-			var v string
-			if err := rows.Scan(&id, &v); err != nil {
+			vs := make([]string, len(cols))
+			dest := []any{&id}
+			for i := range vs {
+				dest = append(dest, &vs[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: write: look up %s: %w", table, err)
 			}
-			out[id] = v
+			out[id] = vs
 		}
 		if err := rows.Close(); err != nil {
 			return nil, fmt.Errorf("sqlite: write: look up %s: %w", table, err)
@@ -216,27 +220,40 @@ const userColumnsWritten = `INSERT INTO users (id, screen_name, name, location, 
 	stub)
 VALUES `
 
-const userUpsertTail = `
-ON CONFLICT (id) DO UPDATE SET screen_name = excluded.screen_name, name = excluded.name,
-	location = excluded.location, url = excluded.url, description = excluded.description,
-	protected = excluded.protected, verified = excluded.verified, blue_verified = excluded.blue_verified,
-	shadow_banned = excluded.shadow_banned, can_dm = excluded.can_dm,
-	followers_count = excluded.followers_count, friends_count = excluded.friends_count,
-	listed_count = excluded.listed_count, favourites_count = excluded.favourites_count,
-	statuses_count = excluded.statuses_count, media_count = excluded.media_count,
-	created_at = excluded.created_at, banner_url = excluded.banner_url, image_url = excluded.image_url,
-	pinned_post_id = excluded.pinned_post_id, professional_type = excluded.professional_type,
-	extended_bio = excluded.extended_bio, stub = 0
-WHERE (users.screen_name, users.name, users.location, users.url, users.description, users.protected,
-	users.verified, users.blue_verified, users.shadow_banned, users.can_dm, users.followers_count,
-	users.friends_count, users.listed_count, users.favourites_count, users.statuses_count, users.media_count,
-	users.created_at, users.banner_url, users.image_url, users.pinned_post_id, users.professional_type,
-	users.extended_bio, users.stub)
-	IS NOT (excluded.screen_name, excluded.name, excluded.location, excluded.url, excluded.description,
-	excluded.protected, excluded.verified, excluded.blue_verified, excluded.shadow_banned, excluded.can_dm,
-	excluded.followers_count, excluded.friends_count, excluded.listed_count, excluded.favourites_count,
-	excluded.statuses_count, excluded.media_count, excluded.created_at, excluded.banner_url, excluded.image_url,
-	excluded.pinned_post_id, excluded.professional_type, excluded.extended_bio, 0)`
+// userColumns are the users columns a profile sets, id and stub aside.
+var userColumns = []string{"screen_name", "name", "location", "url", "description", "protected", "verified",
+	"blue_verified", "shadow_banned", "can_dm", "followers_count", "friends_count", "listed_count",
+	"favourites_count", "statuses_count", "media_count", "created_at", "banner_url", "image_url",
+	"pinned_post_id", "professional_type", "extended_bio"}
+
+// userUpsertTail replaces a stored user's every field when one differs;
+// userRefreshTail does so for a user whose screen name is unchanged,
+// leaving it (and so the index users_screen_name) out: SQLite rewrites
+// the index rows of every column a SET names, changed or not.
+var (
+	userUpsertTail  = profileUpsert(userColumns)
+	userRefreshTail = profileUpsert(userColumns[1:])
+)
+
+// profileUpsert is the ON CONFLICT clause that sets cols and stub = 0 when
+// one of them differs from the stored row.
+func profileUpsert(cols []string) string {
+	stored, excluded := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		stored[i], excluded[i] = "users."+c, "excluded."+c
+	}
+	return "\nON CONFLICT (id) DO UPDATE SET " + setExcluded(cols) + ", stub = 0\nWHERE (" + strings.Join(stored, ", ") +
+		", users.stub) IS NOT (" + strings.Join(excluded, ", ") + ", 0)"
+}
+
+// setExcluded is the SET list giving each of cols the row's new value.
+func setExcluded(cols []string) string {
+	set := make([]string, len(cols))
+	for i, c := range cols {
+		set[i] = c + " = excluded." + c
+	}
+	return strings.Join(set, ", ")
+}
 
 const stubColumnsWritten = `INSERT INTO users (id, screen_name, name, stub) VALUES `
 
@@ -267,40 +284,54 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 	for i := range us {
 		ids[i] = us[i].ID
 	}
-	old, err := w.existing("users", "", ids)
+	old, err := w.existing("users", ids, "screen_name")
 	if err != nil {
 		return err
 	}
-	var stubs, full []any
+	// Profiles whose stored screen name they keep go in refresh, the others
+	// in full (written after refresh); a user once in full stays there, so
+	// that a later copy of it in the batch still comes after.
+	var stubs, refresh, full []any
+	inFull := map[int64]bool{}
 	for i := range us {
 		u := &us[i]
 		if u.ID <= 0 {
 			return fmt.Errorf("sqlite: write: user id %d: %w", u.ID, social.ErrInvalid)
 		}
-		_, had := old[u.ID]
+		stored, had := old[u.ID]
 		if u.Stub {
 			stubs = append(stubs, u.ID, u.ScreenName, u.Name)
 			if !had {
 				st.UsersInserted++
-				old[u.ID] = ""
+				old[u.ID] = []string{u.ScreenName}
 			}
 			continue
 		}
-		full = append(full, u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
+		row := []any{u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 			b2i(u.Protected), b2i(u.Verified), b2i(u.BlueVerified), b2i(u.ShadowBanned), b2i(u.CanDM),
 			u.FollowersCount, u.FriendsCount, u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount,
-			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio)
+			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio}
+		if had && stored[0] == u.ScreenName && !inFull[u.ID] {
+			refresh = append(refresh, row...)
+		} else {
+			full = append(full, row...)
+			inFull[u.ID] = true
+		}
 		if had {
 			st.UsersUpdated++
 		} else {
 			st.UsersInserted++
-			old[u.ID] = ""
+			old[u.ID] = []string{u.ScreenName}
 		}
 	}
 	if err := w.execRows(stubColumnsWritten, "(?,?,?,1)", stubUpsertTail, stubArgs, stubChunk, stubs); err != nil {
 		return err
 	}
-	return w.execRows(userColumnsWritten, "("+strings.Repeat("?,", userArgs)+"0)", userUpsertTail, userArgs, userChunk, full)
+	row := "(" + strings.Repeat("?,", userArgs) + "0)"
+	if err := w.execRows(userColumnsWritten, row, userRefreshTail, userArgs, userChunk, refresh); err != nil {
+		return err
+	}
+	return w.execRows(userColumnsWritten, row, userUpsertTail, userArgs, userChunk, full)
 }
 
 // execRows runs head VALUES row, row… tail over args (width values per

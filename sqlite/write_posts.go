@@ -18,17 +18,43 @@ const postColumnsWritten = `INSERT INTO posts (id, author_id, created_at, text, 
 	quote_count, reply_count, retweet_count, favorite_count, bookmark_count, views, score, flags, entities)
 VALUES `
 
-const postUpsertTail = `
-ON CONFLICT (id) DO UPDATE SET author_id = excluded.author_id, created_at = excluded.created_at,
-	text = excluded.text, source = excluded.source, truncated = excluded.truncated, lang = excluded.lang,
-	reply_to_id = excluded.reply_to_id, reply_to_user_id = excluded.reply_to_user_id,
-	reply_to_screen_name = excluded.reply_to_screen_name, quoted_id = excluded.quoted_id,
-	repost_of_id = excluded.repost_of_id, conversation_id = excluded.conversation_id,
-	community_id = excluded.community_id, quote_count = excluded.quote_count,
-	reply_count = excluded.reply_count, retweet_count = excluded.retweet_count,
-	favorite_count = excluded.favorite_count, bookmark_count = excluded.bookmark_count,
-	views = coalesce(excluded.views, posts.views), score = excluded.score, flags = excluded.flags,
-	entities = excluded.entities`
+// postStructural are the posts columns that place a post in the indexes
+// of the network's shape (its author, thread, quote, community), which
+// never change once the network made the post; postCounted are the
+// others, which a reply, quote, repost, like or view of it moves.
+var (
+	postStructural = []string{"author_id", "reply_to_id", "reply_to_user_id", "reply_to_screen_name",
+		"quoted_id", "repost_of_id", "conversation_id", "community_id"}
+	postCounted = []string{"created_at", "text", "source", "truncated", "lang", "quote_count", "reply_count",
+		"retweet_count", "favorite_count", "bookmark_count", "views", "score", "flags", "entities"}
+)
+
+// postUpsertTail replaces every column of a stored post; postRefreshTail
+// only postCounted, for a stored post whose postStructural columns stay
+// as they are: SQLite rewrites the index rows of every column a SET
+// names, changed or not, and a like would otherwise rewrite the post's
+// rows in posts_author, posts_conversation and the others.
+var (
+	postUpsertTail  = postUpsert(append(slices.Clone(postStructural), postCounted...))
+	postRefreshTail = postUpsert(postCounted)
+)
+
+// postUpsert is the ON CONFLICT clause that sets cols (views only to a
+// known count).
+func postUpsert(cols []string) string {
+	set := strings.Replace(setExcluded(cols), "views = excluded.views", "views = coalesce(excluded.views, posts.views)", 1)
+	return "\nON CONFLICT (id) DO UPDATE SET " + set
+}
+
+// structuralColumns is the SQL of a stored post's postStructural columns
+// as structureOf gives them for a post to write.
+const structuralColumns = "printf('%d,%d,%d,%d,%d,%d,%d,', author_id, reply_to_id, reply_to_user_id, quoted_id, " +
+	"repost_of_id, conversation_id, community_id) || reply_to_screen_name"
+
+func structureOf(p *social.Post, conv int64) string {
+	return fmt.Sprintf("%d,%d,%d,%d,%d,%d,%d,%s", p.AuthorID, p.InReplyToID, p.InReplyToUserID, p.QuotedID,
+		p.RepostOfID, conv, p.CommunityID, p.InReplyToScreenName)
+}
 
 // postArgs is the number of values of one posts row.
 const postArgs = 23
@@ -48,6 +74,7 @@ type preparedPost struct {
 	ent       string
 	text, url string // the full-text row
 	indexed   string // what the index rows are made of (indexedOf)
+	structure string // its postStructural columns (structureOf)
 	mentions  []string
 	tags      []string
 	hashtags  string // the post_hashtags row (hashtagsRow), "" without one
@@ -84,7 +111,7 @@ func preparePost(p *social.Post) preparedPost {
 			conv, p.CommunityID, p.QuoteCount, p.ReplyCount, p.RetweetCount, p.FavoriteCount,
 			p.BookmarkCount, views, social.Score(p), flags, e},
 		ent: e, text: ftsText(text, p.ID, created, flags), url: urlText(&p.Entities),
-		indexed:  indexedOf(e, p.Text, created, p.RepostOfID),
+		indexed: indexedOf(e, p.Text, created, p.RepostOfID), structure: structureOf(p, conv),
 		mentions: sqlstore.MentionKeys(&p.Entities), tags: tags, hashtags: hashtagsRow(tags),
 	}
 }
@@ -99,7 +126,7 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 	for i := range ps {
 		ids[i] = ps[i].ID
 	}
-	old, err := w.existing("posts", indexedColumns, ids)
+	old, err := w.existing("posts", ids, indexedColumns, structuralColumns)
 	if err != nil {
 		return err
 	}
@@ -119,7 +146,7 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 		for range ready { // let the preparer finish on an early return
 		}
 	}()
-	pending := make([]any, 0, postChunk*postArgs)
+	up := postUpserts{full: newPostRows(postUpsertTail), refresh: newPostRows(postRefreshTail)}
 	i := 0
 	for hi := range ready {
 		for ; i < hi; i++ {
@@ -132,42 +159,92 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 			switch {
 			case !had:
 				st.PostsInserted++
-			case stored == indexed:
+			case stored[0] == indexed:
 				// Only counts or other columns changed (a reply, quote,
 				// repost or like of it): the index rows stay as they are,
 				// and the full-text index gets no delete to merge away.
 				st.PostsUpdated++
 			default:
-				oldEnt, _, _ := strings.Cut(stored, "\x00")
+				oldEnt, _, _ := strings.Cut(stored[0], "\x00")
 				if err := w.unindex(p.ID, oldEnt); err != nil {
 					return err
 				}
 				st.PostsUpdated++
 			}
-			if !had || stored != indexed {
-				// A later copy in the same batch compares with this one.
-				old[p.ID] = indexed
+			if !had || stored[0] != indexed {
 				w.ix.add(p.ID, pp)
 			}
-			pending = append(pending, pp.args...)
-			if len(pending) == cap(pending) {
-				if err := w.upsertPosts(pending); err != nil {
-					return err
-				}
-				pending = pending[:0]
+			// A later copy in the same batch compares with this one.
+			old[p.ID] = []string{indexed, pp.structure}
+			if err := up.add(w, p.ID, pp.args, had && stored[1] == pp.structure); err != nil {
+				return err
 			}
 		}
 	}
-	return w.upsertPosts(pending)
+	return up.flush(w)
+}
+
+// postUpserts are the posts rows waiting to be written: full rows (new
+// posts, and stored ones whose structure changed) and refreshes (stored
+// posts whose postStructural columns stay). Two copies of a post in a
+// batch are written in order: a post with a full row waiting has its
+// later copies written full too, and a full row of a post with a refresh
+// waiting writes the refreshes first.
+type postUpserts struct {
+	full, refresh *postRows
+}
+
+func (u *postUpserts) add(w *batchWriter, id int64, args []any, refresh bool) error {
+	if refresh && !u.full.ids[id] {
+		return u.refresh.add(w, id, args)
+	}
+	if u.refresh.ids[id] {
+		if err := u.refresh.flush(w); err != nil {
+			return err
+		}
+	}
+	return u.full.add(w, id, args)
+}
+
+func (u *postUpserts) flush(w *batchWriter) error {
+	if err := u.refresh.flush(w); err != nil {
+		return err
+	}
+	return u.full.flush(w)
+}
+
+// postRows are rows waiting for one upsert tail, written postChunk at a
+// time.
+type postRows struct {
+	tail    string
+	pending []any
+	ids     map[int64]bool
+}
+
+func newPostRows(tail string) *postRows {
+	return &postRows{tail: tail, pending: make([]any, 0, postChunk*postArgs), ids: map[int64]bool{}}
+}
+
+func (r *postRows) add(w *batchWriter, id int64, args []any) error {
+	r.pending = append(r.pending, args...)
+	r.ids[id] = true
+	if len(r.pending) == cap(r.pending) {
+		return r.flush(w)
+	}
+	return nil
+}
+
+func (r *postRows) flush(w *batchWriter) error {
+	if err := w.execRows(postColumnsWritten, postRow, r.tail, postArgs, postChunk, r.pending); err != nil {
+		return err
+	}
+	r.pending = r.pending[:0]
+	clear(r.ids)
+	return nil
 }
 
 // postRow is the placeholders of one posts row.
 var postRow = "(" + strings.TrimSuffix(strings.Repeat("?,", postArgs), ",") + ")"
-
-// upsertPosts writes posts rows (postArgs values each).
-func (w *batchWriter) upsertPosts(args []any) error {
-	return w.execRows(postColumnsWritten, postRow, postUpsertTail, postArgs, postChunk, args)
-}
 
 // unindex takes a post out of the indexes: the stored one (with its
 // stored entities), or the copy staged earlier in this batch.
