@@ -118,11 +118,11 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.ckpt, err = newCheckpointer(path, write, log); err != nil {
+	if s.ckpt, err = newCheckpointer(path, write, databaseCheckpointEvery, log); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, log); err != nil {
+	if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, billingCheckpointEvery, log); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
 	}
