@@ -138,6 +138,39 @@ func TestSameTicksSameData(t *testing.T) {
 		t.Errorf("stopped and continued: %s, want %s", got, want)
 	}
 
+	// In groups of ticks, each group one transaction (sqlstore.TickWriter),
+	// one of them failing halfway and made again.
+	c := openSQLite(t, generated(t))
+	defer c.Close()
+	fw := &failingGroup{store: c, failAt: 20}
+	lw, err := Open(context.Background(), c.World(), fw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grouped []Event
+	for _, k := range []int{1, 7, 64, 9, n - 81} {
+		evs, err := lw.Steps(context.Background(), k)
+		if k == 64 {
+			if err == nil || lw.Tick() != 8 {
+				t.Fatalf("a group whose 20th write failed: %v, tick %d after it", err, lw.Tick())
+			}
+			if st, err := c.World().State(context.Background()); err != nil || st.Tick != 8 {
+				t.Fatalf("the failed group left tick %d (%v) stored", st.Tick, err)
+			}
+			evs, err = lw.Steps(context.Background(), k)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		grouped = append(grouped, evs...)
+	}
+	if got := digest(t, c); got != want {
+		t.Errorf("in groups: %s, want %s", got, want)
+	}
+	if g, e := mustJSON(t, grouped), mustJSON(t, evs); g != e {
+		t.Errorf("in groups the events differ from one by one")
+	}
+
 	pg, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,6 +369,36 @@ func TestParseRate(t *testing.T) {
 			t.Errorf("ParseRate(%q) accepted", in)
 		}
 	}
+}
+
+// failingGroup writes groups of ticks through Store, failing the
+// failAt-th write of the first group that has one.
+type failingGroup struct {
+	store
+	failAt int
+	failed bool
+}
+
+func (f *failingGroup) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
+	return f.store.(sqlstore.TickWriter).WriteTicks(ctx, func(w sqlstore.World, write func(*social.Batch) error) error {
+		i := 0
+		return fn(w, func(b *social.Batch) error {
+			if i++; i == f.failAt && !f.failed {
+				f.failed = true
+				return errors.New("disk full")
+			}
+			return write(b)
+		})
+	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // failing fails its first writes.

@@ -155,6 +155,73 @@ func (lw *World) Step(ctx context.Context) (Event, error) {
 	}
 }
 
+// Steps makes and writes the next n ticks: in one transaction when the
+// writer is a sqlstore.TickWriter (the data and events are those of n
+// Steps), else one by one. When another writer wrote one of them meanwhile
+// (social.ErrConflict), Steps reads the state again and makes the n ticks
+// after the stored one.
+func (lw *World) Steps(ctx context.Context, n int) ([]Event, error) {
+	tw, ok := lw.w.(sqlstore.TickWriter)
+	if !ok || n <= 1 {
+		evs := make([]Event, 0, n)
+		for range n {
+			ev, err := lw.Step(ctx)
+			if err != nil {
+				return evs, err
+			}
+			evs = append(evs, ev)
+		}
+		return evs, nil
+	}
+	for tries := 0; ; tries++ {
+		evs, err := lw.group(ctx, tw, n)
+		if err == nil {
+			return evs, nil
+		}
+		// The transaction rolled back, and with it what its ticks left in
+		// memory (the newest posts).
+		if lerr := lw.load(ctx); lerr != nil {
+			return nil, errors.Join(err, lerr)
+		}
+		if !errors.Is(err, social.ErrConflict) || tries == 3 {
+			return nil, err
+		}
+		lw.log.Info("live: another writer wrote these ticks: reading the world again", "from", lw.tick+1)
+	}
+}
+
+// group makes and writes the next n ticks in one transaction of tw, each
+// made from what the ticks before it wrote.
+func (lw *World) group(ctx context.Context, tw sqlstore.TickWriter, n int) ([]Event, error) {
+	evs := make([]Event, 0, n)
+	base, stored := lw.tick, lw.db
+	defer func() { lw.db = stored }()
+	err := tw.WriteTicks(ctx, func(w sqlstore.World, write func(*social.Batch) error) error {
+		lw.db = w
+		for i := range int64(n) {
+			t := base + 1 + i
+			b, ev, err := lw.make(ctx, t)
+			if err != nil {
+				return fmt.Errorf("live: tick %d: %w", t, err)
+			}
+			b.LiveTick = t
+			if err := write(b); err != nil {
+				return fmt.Errorf("live: tick %d: %w", t, err)
+			}
+			for _, p := range b.Posts {
+				lw.remember(p)
+			}
+			evs = append(evs, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	lw.tick = base + int64(n)
+	return evs, nil
+}
+
 // remember puts a new post into the ring of the newest posts, as a load
 // would find it.
 func (lw *World) remember(p social.Post) {
@@ -186,12 +253,22 @@ func compare(a, b int64) int {
 // maxPause is the longest pause after ticks that failed one after another.
 const maxPause = 5 * time.Second
 
-// Run makes a tick every interval until ctx ends. A tick that fails is
-// logged and made again after a pause that doubles, up to maxPause, while
-// ticks keep failing; a writer slower than interval makes fewer ticks (the
-// ticker drops the ones it missed).
+// groupEvery is how often Run writes the ticks due, in one transaction
+// when the store takes several (sqlstore.TickWriter): at 200 ticks a
+// second, ten a commit. A commit makes every reader of a SQLite database
+// start its page cache over, and writes again the pages every tick writes
+// (the world's row, the counters, the newest posts' pages).
+const groupEvery = 50 * time.Millisecond
+
+// Run makes ticks at one every interval until ctx ends, writing those due
+// every groupEvery (or every interval, if longer) together (Steps). Ticks
+// that fail are logged and made again after a pause that doubles, up to
+// maxPause, while they keep failing; a writer slower than the rate makes
+// fewer ticks: at most two wakes' worth at a time, the rest dropped, as a
+// ticker drops the ticks its reader missed.
 func (lw *World) Run(ctx context.Context, interval time.Duration) {
-	tk := time.NewTicker(interval)
+	wake := max(interval, groupEvery)
+	tk := time.NewTicker(wake)
 	defer tk.Stop()
 	start, first := time.Now(), lw.tick
 	defer func() {
@@ -199,6 +276,8 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 		lw.log.Info("live world stopped", "ticks", n, "last_tick", lw.tick,
 			"per_second", float64(n)/max(time.Since(start).Seconds(), 1e-9))
 	}()
+	most := 2 * max(int64(wake/interval), 1)
+	made := int64(0) // ticks made or dropped since start
 	pause := time.Duration(0)
 	for {
 		select {
@@ -206,13 +285,22 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 			return
 		case <-tk.C:
 		}
-		ev, err := lw.Step(ctx)
+		due := int64(time.Since(start)/interval) - made
+		if due <= 0 {
+			continue
+		}
+		if due > most {
+			made += due - most
+			due = most
+		}
+		evs, err := lw.Steps(ctx, int(due))
+		made += int64(len(evs)) // the rest, when some failed, is due again
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			pause = min(max(2*pause, interval), maxPause)
-			lw.log.Warn("live: tick failed; trying again", "err", err, "in", pause)
+			lw.log.Warn("live: ticks failed; trying again", "err", err, "in", pause)
 			select {
 			case <-ctx.Done():
 				return
@@ -221,7 +309,9 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 			continue
 		}
 		pause = 0
-		lw.log.Debug("live tick", "tick", ev.Tick, "kind", ev.Kind, "user", ev.UserID, "post", ev.PostID, "target", ev.Target)
+		for _, ev := range evs {
+			lw.log.Debug("live tick", "tick", ev.Tick, "kind", ev.Kind, "user", ev.UserID, "post", ev.PostID, "target", ev.Target)
+		}
 	}
 }
 

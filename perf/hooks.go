@@ -13,14 +13,17 @@ import (
 
 	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // commits is the living world's writer as the bench sees it: it passes
-// each batch to the store and notes, when Write returns (the transaction
-// has committed), what the batch added that a monitor watches.
+// each batch, or group of ticks, to the store and notes, when the
+// transaction has committed, what its batches added that a monitor
+// watches.
 type commits struct {
-	w  social.Writer
-	mu sync.Mutex
+	w     social.Writer
+	world sqlstore.World // the store's, for a store that writes ticks one by one
+	mu    sync.Mutex
 	// posts: the first commit of each post (a later tick rewrites a post
 	// it replies to, quotes or reposts).
 	posts map[int64]time.Time
@@ -29,12 +32,12 @@ type commits struct {
 	follows  map[[2]int64][]time.Time
 	profiles map[int64][]time.Time
 	ticks    int64 // batches written
-	// writes are the time each batch took to write, commit included.
+	// writes are the time each transaction took, commit included.
 	writes samples
 }
 
-func newCommits(w social.Writer) *commits {
-	return &commits{w: w, posts: map[int64]time.Time{}, follows: map[[2]int64][]time.Time{},
+func newCommits(w social.Writer, world sqlstore.World) *commits {
+	return &commits{w: w, world: world, posts: map[int64]time.Time{}, follows: map[[2]int64][]time.Time{},
 		profiles: map[int64][]time.Time{}}
 }
 
@@ -47,28 +50,61 @@ func (c *commits) Write(ctx context.Context, b *social.Batch) (social.WriteStats
 	if err != nil {
 		return st, err
 	}
+	c.note(start, b)
+	return st, nil
+}
+
+// WriteTicks writes a group of ticks in one transaction of the store
+// (sqlstore.TickWriter), noting their commit when it commits; through a
+// store that writes ticks one by one, each commits on its own.
+func (c *commits) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
+	tw, ok := c.w.(sqlstore.TickWriter)
+	if !ok {
+		return fn(c.world, func(b *social.Batch) error { _, err := c.Write(ctx, b); return err })
+	}
+	start := time.Now()
+	var batches []*social.Batch
+	err := tw.WriteTicks(context.WithoutCancel(ctx), func(w sqlstore.World, write func(*social.Batch) error) error {
+		return fn(w, func(b *social.Batch) error {
+			batches = append(batches, b)
+			return write(b)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	c.note(start, batches...)
+	return nil
+}
+
+// note records batches committed now, in one transaction begun at start.
+func (c *commits) note(start time.Time, bs ...*social.Batch) {
+	if len(bs) == 0 {
+		return
+	}
 	at := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ticks++
-	c.writes.add(fmt.Sprintf("tick %d", b.LiveTick), at.Sub(start))
-	for _, p := range b.Posts {
-		if _, ok := c.posts[p.ID]; !ok {
-			c.posts[p.ID] = at
+	c.ticks += int64(len(bs))
+	c.writes.add(fmt.Sprintf("ticks %d-%d", bs[0].LiveTick, bs[len(bs)-1].LiveTick), at.Sub(start))
+	for _, b := range bs {
+		for _, p := range b.Posts {
+			if _, ok := c.posts[p.ID]; !ok {
+				c.posts[p.ID] = at
+			}
+		}
+		for _, f := range b.Follows {
+			k := [2]int64{f.FollowerID, f.FolloweeID}
+			c.follows[k] = append(c.follows[k], at)
+		}
+		// Every tick writes its actor's profile (counts move); only a
+		// profile edit writes users alone.
+		if len(b.Posts) == 0 && len(b.Follows) == 0 && len(b.Unfollows) == 0 && len(b.Likes) == 0 {
+			for _, u := range b.Users {
+				c.profiles[u.ID] = append(c.profiles[u.ID], at)
+			}
 		}
 	}
-	for _, f := range b.Follows {
-		k := [2]int64{f.FollowerID, f.FolloweeID}
-		c.follows[k] = append(c.follows[k], at)
-	}
-	// Every tick writes its actor's profile (counts move); only a profile
-	// edit writes users alone.
-	if len(b.Posts) == 0 && len(b.Follows) == 0 && len(b.Unfollows) == 0 && len(b.Likes) == 0 {
-		for _, u := range b.Users {
-			c.profiles[u.ID] = append(c.profiles[u.ID], at)
-		}
-	}
-	return st, nil
 }
 
 // written is how many batches committed.

@@ -60,7 +60,8 @@ type LiveReport struct {
 	// DebitQuiet and DebitLive are the paid pages' waits for their debits
 	// in the quiet and the live runs.
 	DebitQuiet, DebitLive Waits
-	// Writes are the living world's writes (one an event), commit included.
+	// Writes are the living world's transactions (the ticks due at a
+	// wake), commit included.
 	Writes    Stats
 	LoadStart string // load averages at the start and the end
 	LoadEnd   string
@@ -120,7 +121,7 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		return nil, err
 	}
 	fmt.Fprintf(progress, "registered %s\n", monitorMix(rep.Monitors))
-	b.commits = newCommits(r.store)
+	b.commits = newCommits(r.store, wstore.World())
 	if b.world, err = live.Open(ctx, wstore.World(), b.commits, cfg.Log); err != nil {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
@@ -447,7 +448,7 @@ func ReportLive(w io.Writer, rep *LiveReport) {
 	fmt.Fprintf(w, "paid pages' wait for their debit (decided and committed durably; bucket bounds): quiet p50 ≤ %s, p99 ≤ %s (%d pages); "+
 		"live p50 ≤ %s, p99 ≤ %s (%d pages)\n", round(rep.DebitQuiet.P50), round(rep.DebitQuiet.P99), rep.DebitQuiet.Pages,
 		round(rep.DebitLive.P50), round(rep.DebitLive.P99), rep.DebitLive.Pages)
-	fmt.Fprintf(w, "living world's writes (one an event, commit included): "+
+	fmt.Fprintf(w, "living world's writes (one transaction each, of the ticks due, commit included): "+
 		"p50 %s, p90 %s, p99 %s, max %s\n", round(rep.Writes.P50), round(rep.Writes.P90), round(rep.Writes.P99), round(rep.Writes.Max))
 	fmt.Fprintf(w, "webhooks: %s; %d events arrived (%d repeated, %d badly signed, %d without a seen commit, %d left pending)\n",
 		monitorMix(rep.Monitors), rep.Received, rep.Repeats, rep.BadSig, rep.Unmatched, rep.Pending)

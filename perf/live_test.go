@@ -79,7 +79,9 @@ func TestCompareLive(t *testing.T) {
 					t.Errorf("%s debits: %+v, for %d pages", run.kind, w, pages)
 				}
 			}
-			if rep.Writes.Requests != int(rep.Ticks) || rep.Writes.P50 <= 0 || rep.Writes.Max < rep.Writes.P99 {
+			// One transaction a tick on PostgreSQL, the ticks due at a wake
+			// in one on SQLite.
+			if rep.Writes.Requests == 0 || rep.Writes.Requests > int(rep.Ticks) || rep.Writes.P50 <= 0 || rep.Writes.Max < rep.Writes.P99 {
 				t.Errorf("world's writes: %+v for %d ticks", rep.Writes, rep.Ticks)
 			}
 			if len(rep.Quiet) != 4 || rep.Quiet[0].Requests < 16 || rep.Live[0].Requests < 16 {

@@ -43,12 +43,53 @@ type txBeginner interface {
 
 // writeBatch stores a batch in one transaction begun on db.
 func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) (social.WriteStats, error) {
-	var st social.WriteStats
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return st, fmt.Errorf("sqlite: write: begin: %w", err)
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: begin: %w", err)
 	}
 	defer tx.Rollback()
+	st, err := s.writeIn(ctx, tx, b)
+	if err != nil {
+		return social.WriteStats{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
+	}
+	return st, nil
+}
+
+// WriteTicks writes ticks of the living world in one transaction (see
+// sqlstore.TickWriter), committed as Write commits a tick.
+func (s *Store) WriteTicks(ctx context.Context, fn func(w sqlstore.World, write func(*social.Batch) error) error) error {
+	s.wstmts.prepare(ctx, s.write)
+	return s.relaxed(ctx, 0, func(conn *sql.Conn) error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlite: write: begin: %w", err)
+		}
+		defer tx.Rollback()
+		db := sqlDB(tx.QueryContext)
+		w := sqlstore.World{Reader: sqlstore.Reader{DB: db, Dialect: s.Reader.Dialect}, Write: db}
+		err = fn(w, func(b *social.Batch) error {
+			if b.LiveTick == 0 {
+				return fmt.Errorf("sqlite: write ticks: a batch without its tick: %w", social.ErrInvalid)
+			}
+			_, err := s.writeIn(ctx, tx, b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: write: commit: %w", err)
+		}
+		return nil
+	})
+}
+
+// writeIn stores a batch in tx.
+func (s *Store) writeIn(ctx context.Context, tx *sql.Tx, b *social.Batch) (social.WriteStats, error) {
+	var st social.WriteStats
 	w := &batchWriter{ctx: ctx, tx: tx, cache: &s.wstmts, stmts: map[string]*sql.Stmt{}}
 	defer w.close()
 	changes, err := changeLog.Begin(ctx, sqlDB(w.query), b)
@@ -80,9 +121,6 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 	}
 	if err := sqlstore.BumpVersion(ctx, sqlDB(w.query), sqlstore.VersionContent); err != nil {
 		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return social.WriteStats{}, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
 	return st, nil
 }

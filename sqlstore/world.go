@@ -57,6 +57,16 @@ type World struct {
 	Write DB
 }
 
+// TickWriter is a store that writes several ticks of the living world in
+// one transaction (SQLite: each commit starts every reader's page cache
+// over, and writes again the pages every tick writes). WriteTicks runs fn
+// in one write transaction, committed when fn returns nil: fn reads the
+// world through w, which sees what the transaction wrote before, and
+// writes each tick's batch through write, in order.
+type TickWriter interface {
+	WriteTicks(ctx context.Context, fn func(w World, write func(*social.Batch) error) error) error
+}
+
 // WorldState is the world row.
 type WorldState struct {
 	Seed   int64 // the seed roost gen recorded
