@@ -68,7 +68,11 @@ func (s *Store) WriteTicks(ctx context.Context, fn func(w sqlstore.World, write 
 			return fmt.Errorf("sqlite: write: begin: %w", err)
 		}
 		defer tx.Rollback()
-		db := sqlDB(tx.QueryContext)
+		// The ticks' reads through the write connection's kept statements,
+		// as the writes.
+		reads := &batchWriter{ctx: ctx, tx: tx, cache: &s.wstmts, stmts: map[string]*sql.Stmt{}}
+		defer reads.close()
+		db := sqlDB(reads.query)
 		w := sqlstore.World{Reader: sqlstore.Reader{DB: db, Dialect: s.Reader.Dialect}, Write: db}
 		err = fn(w, func(b *social.Batch) error {
 			if b.LiveTick == 0 {
