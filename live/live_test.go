@@ -322,6 +322,32 @@ func TestTwoWriters(t *testing.T) {
 	if got, want := digest(t, s), digest(t, one); got != want {
 		t.Errorf("two writers left %s, one writer %s", got, want)
 	}
+
+	// In groups of ticks: the second writer's group meets a tick the first
+	// wrote, rolls back and is made again after it.
+	g := openSQLite(t, generated(t))
+	defer g.Close()
+	a, err = Open(ctx, g.World(), g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = Open(ctx, g.World(), g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Steps(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := b.Steps(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Tick != 4 || b.Tick() != 6 {
+		t.Fatalf("the second writer's group: ticks %d to %d", evs[0].Tick, b.Tick())
+	}
+	if got, want := digest(t, g), digest(t, one); got != want {
+		t.Errorf("two writers in groups left %s, one writer %s", got, want)
+	}
 }
 
 // TestUnseeded: a database roost gen did not fill lives from seed 0; one
