@@ -184,26 +184,6 @@ func TestSameTicksSameData(t *testing.T) {
 	if got := digest(t, pg); got != want {
 		t.Errorf("PostgreSQL after %d ticks: %s, SQLite's %s", n, got, want)
 	}
-
-	// PostgreSQL in groups of ticks.
-	pg2, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg2.Close()
-	fill(t, pg2)
-	lw, err = Open(context.Background(), pg2.World(), pg2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []int{1, 64, n - 65} {
-		if _, err := lw.Steps(context.Background(), k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := digest(t, pg2); got != want {
-		t.Errorf("PostgreSQL in groups: %s, SQLite's %s", got, want)
-	}
 }
 
 // TestEventsMoveTheNetwork: each kind of event leaves what it says, with

@@ -57,14 +57,35 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 	direct, blind := true, first.try(postsTable)
 	for {
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			st = social.WriteStats{}
 			if bulk {
 				if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
 					return fmt.Errorf("synchronous_commit: %w", err)
 				}
 			}
-			var err error
-			st, err = s.writeIn(ctx, tx, b, direct, blind, first)
-			return err
+			changes, err := changeLog.Begin(ctx, txDB{tx}, b)
+			if err != nil {
+				return err
+			}
+			if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
+				return err
+			}
+			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
+				return err
+			}
+			if err := writeRelations(ctx, tx, b, first, changes); err != nil {
+				return err
+			}
+			if b.LiveTick != 0 {
+				if err := sqlstore.AdvanceTick(ctx, txDB{tx}, b.LiveTick); err != nil {
+					return err
+				}
+			}
+			if err := changeLog.Commit(ctx, txDB{tx}, changes); err != nil {
+				return err
+			}
+			// Last: the version's row stays locked until the commit.
+			return sqlstore.BumpVersion(ctx, txDB{tx}, sqlstore.VersionContent)
 		})
 		if direct && errors.Is(err, errCopyConflict) {
 			s.log.Debug("write: a new post was stored meanwhile: writing the batch again as upserts", "db", s.name, "err", err)
@@ -79,68 +100,6 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 		}
 		return st, nil
 	}
-}
-
-// writeIn writes a batch in tx (see write for direct, blind and first).
-func (s *Store) writeIn(ctx context.Context, tx pgx.Tx, b *social.Batch, direct, blind bool, first *copyFirst) (social.WriteStats, error) {
-	var st social.WriteStats
-	changes, err := changeLog.Begin(ctx, txDB{tx}, b)
-	if err != nil {
-		return st, err
-	}
-	if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
-		return st, err
-	}
-	if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
-		return st, err
-	}
-	if err := writeRelations(ctx, tx, b, first, changes); err != nil {
-		return st, err
-	}
-	if b.LiveTick != 0 {
-		if err := sqlstore.AdvanceTick(ctx, txDB{tx}, b.LiveTick); err != nil {
-			return st, err
-		}
-	}
-	if err := changeLog.Commit(ctx, txDB{tx}, changes); err != nil {
-		return st, err
-	}
-	// Last: the version's row stays locked until the commit.
-	return st, sqlstore.BumpVersion(ctx, txDB{tx}, sqlstore.VersionContent)
-}
-
-// WriteTicks writes ticks of the living world in one transaction (see
-// sqlstore.TickWriter): one commit, and one wait for the log, for the
-// ticks due. Each tick is written under a savepoint, so that one whose
-// new post another writer stored meanwhile is written again as upserts.
-func (s *Store) WriteTicks(ctx context.Context, fn func(w sqlstore.World, write func(*social.Batch) error) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		db := txDB{tx}
-		w := sqlstore.World{Reader: sqlstore.Reader{DB: db, Dialect: s.primary.Dialect}, Write: db}
-		return fn(w, func(b *social.Batch) error {
-			if b.LiveTick == 0 {
-				return fmt.Errorf("postgres: write ticks: a batch without its tick: %w", social.ErrInvalid)
-			}
-			if err := validate(b); err != nil {
-				return err
-			}
-			for _, direct := range []bool{true, false} {
-				err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-					_, err := s.writeIn(ctx, sp, b, direct, false, nil)
-					return err
-				})
-				if direct && errors.Is(err, errCopyConflict) {
-					continue
-				}
-				return err
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: write: %w", err)
-	}
-	return nil
 }
 
 // validate refuses a batch the SQLite store would refuse, before anything
