@@ -1,9 +1,10 @@
 // Package live keeps a stored network moving: each tick of the living
 // world is one event (a post, reply, quote, repost, like, follow, unfollow
-// or profile edit) written as one batch through the store's Write, drawn
-// from the seed roost gen recorded and the tick's number alone, so that the
-// same database and the same ticks give the same data byte for byte. Ids
-// and times continue the database's snowflake timeline; the last tick is
+// or profile edit) written as one batch through the store's Write (or
+// several ticks in one transaction, sqlstore.TickWriter), drawn from the
+// seed roost gen recorded and the tick's number alone, so that the same
+// database and the same ticks give the same data byte for byte. Ids and
+// times continue the database's snowflake timeline; the last tick is
 // recorded with each tick's data, so a restart continues where it stopped.
 package live
 
