@@ -86,40 +86,32 @@ func cmdLive(ctx context.Context, e *env, args []string) error {
 	}
 	enc := json.NewEncoder(e.stdout)
 	start := time.Now()
-	if every == 0 {
-		// As fast as the database takes them: the ticks in transactions of
-		// up to liveGroup, the same data as one by one.
-		for left := *events; left > 0; {
-			evs, err := lw.Steps(ctx, min(left, liveGroup))
-			for _, ev := range evs {
-				if err := enc.Encode(ev); err != nil {
-					return err
-				}
-			}
-			if err != nil {
-				return err
-			}
-			left -= len(evs)
-		}
-	} else {
-		tk := time.NewTicker(every)
+	// As fast as the database takes them: the ticks in transactions of up
+	// to liveGroup, the same data as one by one; at a rate, one a tick.
+	group := liveGroup
+	var tk *time.Ticker
+	if every > 0 {
+		group, tk = 1, time.NewTicker(every)
 		defer tk.Stop()
-		for i := range *events {
-			if i > 0 {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-tk.C:
-				}
+	}
+	for left := *events; left > 0; {
+		if tk != nil && left < *events {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tk.C:
 			}
-			ev, err := lw.Step(ctx)
-			if err != nil {
-				return err
-			}
+		}
+		evs, err := lw.Steps(ctx, min(left, group))
+		for _, ev := range evs {
 			if err := enc.Encode(ev); err != nil {
 				return err
 			}
 		}
+		if err != nil {
+			return err
+		}
+		left -= len(evs)
 	}
 	el := time.Since(start)
 	fmt.Fprintf(e.stderr, "made %d events (to tick %d) in %s (%.0f events/s)\n", *events, lw.Tick(),
@@ -135,7 +127,8 @@ func liveUsage(e *env, flags func()) func() {
 Each event is one tick of the living world, written with the tick's
 number: a post, reply, quote, repost, like, follow, unfollow or profile
 edit, drawn from the seed roost gen recorded in the database (seed 0
-when none was: a database of imports) and the tick's number alone. The same database and the same ticks give the same data.
+when none was: a database of imports) and the tick's number alone. The
+same database and the same ticks give the same data.
 Ids and times continue the database's snowflake timeline, one second of
 network time per tick. Each event is printed on stdout as a JSON line.
 Without --rate, a SQLite database takes the ticks in transactions of up
