@@ -330,11 +330,14 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 	if err != nil {
 		return err
 	}
-	// Profiles whose stored screen name they keep go in refresh, the others
-	// in full (written after refresh); a user once in full stays there, so
-	// that a later copy of it in the batch still comes after.
-	var stubs, refresh, full []any
-	inFull := map[int64]bool{}
+	// Stubs first (see above), then the profiles in batch order.
+	type profile struct {
+		id      int64
+		row     []any
+		refresh bool
+	}
+	var stubs []any
+	var profiles []profile
 	for i := range us {
 		u := &us[i]
 		if u.ID <= 0 {
@@ -349,31 +352,96 @@ func (w *batchWriter) users(us []social.User, st *social.WriteStats) error {
 			}
 			continue
 		}
-		row := []any{u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
+		profiles = append(profiles, profile{id: u.ID, refresh: had && stored[0] == u.ScreenName, row: []any{
+			u.ID, u.ScreenName, u.Name, u.Location, u.URL, u.Description,
 			b2i(u.Protected), b2i(u.Verified), b2i(u.BlueVerified), b2i(u.ShadowBanned), b2i(u.CanDM),
 			u.FollowersCount, u.FriendsCount, u.ListedCount, u.FavouritesCount, u.StatusesCount, u.MediaCount,
-			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio}
-		if had && stored[0] == u.ScreenName && !inFull[u.ID] {
-			refresh = append(refresh, row...)
-		} else {
-			full = append(full, row...)
-			inFull[u.ID] = true
-		}
+			sqlstore.Micros(u.CreatedAt), u.BannerURL, u.ImageURL, u.PinnedPostID, u.ProfessionalType, u.ExtendedBio}})
 		if had {
 			st.UsersUpdated++
 		} else {
 			st.UsersInserted++
-			old[u.ID] = []string{u.ScreenName}
 		}
+		// A later copy in the batch compares with this one.
+		old[u.ID] = []string{u.ScreenName}
 	}
 	if err := w.execRows(stubColumnsWritten, "(?,?,?,1)", stubUpsertTail, stubArgs, stubChunk, stubs); err != nil {
 		return err
 	}
-	row := "(" + strings.Repeat("?,", userArgs) + "0)"
-	if err := w.execRows(userColumnsWritten, row, userRefreshTail, userArgs, userChunk, refresh); err != nil {
+	up := newUpserts(userColumnsWritten, "("+strings.Repeat("?,", userArgs)+"0)", userArgs, userChunk, userUpsertTail, userRefreshTail)
+	for _, p := range profiles {
+		if err := up.add(w, p.id, p.row, p.refresh); err != nil {
+			return err
+		}
+	}
+	return up.flush(w)
+}
+
+// upserts are the rows of one table waiting to be written: full rows
+// (new ones, and stored ones whose indexed columns change) and refreshes
+// (stored rows whose indexed columns stay, written with a tail that
+// leaves those columns out: SQLite rewrites the index rows of every
+// column a SET names, changed or not). Two copies of a row in a batch are
+// written in order: a row with a full copy waiting has its later copies
+// written full too, and a full copy of a row with a refresh waiting
+// writes the refreshes first.
+type upserts struct {
+	full, refresh *pendingRows
+}
+
+func newUpserts(head, row string, width, chunk int, fullTail, refreshTail string) *upserts {
+	rows := func(tail string) *pendingRows {
+		return &pendingRows{head: head, row: row, tail: tail, width: width, chunk: chunk,
+			args: make([]any, 0, chunk*width), ids: map[int64]bool{}}
+	}
+	return &upserts{full: rows(fullTail), refresh: rows(refreshTail)}
+}
+
+// add puts a copy of row id in line; refresh says its indexed columns
+// equal those stored (or written before it in the batch).
+func (u *upserts) add(w *batchWriter, id int64, args []any, refresh bool) error {
+	if refresh && !u.full.ids[id] {
+		return u.refresh.add(w, id, args)
+	}
+	if u.refresh.ids[id] {
+		if err := u.refresh.flush(w); err != nil {
+			return err
+		}
+	}
+	return u.full.add(w, id, args)
+}
+
+func (u *upserts) flush(w *batchWriter) error {
+	if err := u.refresh.flush(w); err != nil {
 		return err
 	}
-	return w.execRows(userColumnsWritten, row, userUpsertTail, userArgs, userChunk, full)
+	return u.full.flush(w)
+}
+
+// pendingRows are rows waiting for one upsert, written chunk at a time.
+type pendingRows struct {
+	head, row, tail string
+	width, chunk    int
+	args            []any
+	ids             map[int64]bool
+}
+
+func (r *pendingRows) add(w *batchWriter, id int64, args []any) error {
+	r.args = append(r.args, args...)
+	r.ids[id] = true
+	if len(r.args) == cap(r.args) {
+		return r.flush(w)
+	}
+	return nil
+}
+
+func (r *pendingRows) flush(w *batchWriter) error {
+	if err := w.execRows(r.head, r.row, r.tail, r.width, r.chunk, r.args); err != nil {
+		return err
+	}
+	r.args = r.args[:0]
+	clear(r.ids)
+	return nil
 }
 
 // execRows runs head VALUES row, row… tail over args (width values per

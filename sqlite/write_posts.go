@@ -146,7 +146,7 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 		for range ready { // let the preparer finish on an early return
 		}
 	}()
-	up := postUpserts{full: newPostRows(postUpsertTail), refresh: newPostRows(postRefreshTail)}
+	up := newUpserts(postColumnsWritten, postRow, postArgs, postChunk, postUpsertTail, postRefreshTail)
 	i := 0
 	for hi := range ready {
 		for ; i < hi; i++ {
@@ -182,65 +182,6 @@ func (w *batchWriter) posts(ps []social.Post, st *social.WriteStats) error {
 		}
 	}
 	return up.flush(w)
-}
-
-// postUpserts are the posts rows waiting to be written: full rows (new
-// posts, and stored ones whose structure changed) and refreshes (stored
-// posts whose postStructural columns stay). Two copies of a post in a
-// batch are written in order: a post with a full row waiting has its
-// later copies written full too, and a full row of a post with a refresh
-// waiting writes the refreshes first.
-type postUpserts struct {
-	full, refresh *postRows
-}
-
-func (u *postUpserts) add(w *batchWriter, id int64, args []any, refresh bool) error {
-	if refresh && !u.full.ids[id] {
-		return u.refresh.add(w, id, args)
-	}
-	if u.refresh.ids[id] {
-		if err := u.refresh.flush(w); err != nil {
-			return err
-		}
-	}
-	return u.full.add(w, id, args)
-}
-
-func (u *postUpserts) flush(w *batchWriter) error {
-	if err := u.refresh.flush(w); err != nil {
-		return err
-	}
-	return u.full.flush(w)
-}
-
-// postRows are rows waiting for one upsert tail, written postChunk at a
-// time.
-type postRows struct {
-	tail    string
-	pending []any
-	ids     map[int64]bool
-}
-
-func newPostRows(tail string) *postRows {
-	return &postRows{tail: tail, pending: make([]any, 0, postChunk*postArgs), ids: map[int64]bool{}}
-}
-
-func (r *postRows) add(w *batchWriter, id int64, args []any) error {
-	r.pending = append(r.pending, args...)
-	r.ids[id] = true
-	if len(r.pending) == cap(r.pending) {
-		return r.flush(w)
-	}
-	return nil
-}
-
-func (r *postRows) flush(w *batchWriter) error {
-	if err := w.execRows(postColumnsWritten, postRow, r.tail, postArgs, postChunk, r.pending); err != nil {
-		return err
-	}
-	r.pending = r.pending[:0]
-	clear(r.ids)
-	return nil
 }
 
 // postRow is the placeholders of one posts row.
