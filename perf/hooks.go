@@ -21,9 +21,8 @@ import (
 // transaction has committed, what its batches added that a monitor
 // watches.
 type commits struct {
-	w     social.Writer
-	world sqlstore.World // the store's, for a store that writes ticks one by one
-	mu    sync.Mutex
+	w  social.Writer
+	mu sync.Mutex
 	// posts: the first commit of each post (a later tick rewrites a post
 	// it replies to, quotes or reposts).
 	posts map[int64]time.Time
@@ -36,8 +35,8 @@ type commits struct {
 	writes samples
 }
 
-func newCommits(w social.Writer, world sqlstore.World) *commits {
-	return &commits{w: w, world: world, posts: map[int64]time.Time{}, follows: map[[2]int64][]time.Time{},
+func newCommits(w social.Writer) *commits {
+	return &commits{w: w, posts: map[int64]time.Time{}, follows: map[[2]int64][]time.Time{},
 		profiles: map[int64][]time.Time{}}
 }
 
@@ -54,17 +53,27 @@ func (c *commits) Write(ctx context.Context, b *social.Batch) (social.WriteStats
 	return st, nil
 }
 
-// WriteTicks writes a group of ticks in one transaction of the store
-// (sqlstore.TickWriter), noting their commit when it commits; through a
-// store that writes ticks one by one, each commits on its own.
-func (c *commits) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
-	tw, ok := c.w.(sqlstore.TickWriter)
-	if !ok {
-		return fn(c.world, func(b *social.Batch) error { _, err := c.Write(ctx, b); return err })
+// writer is the living world's writer: c, and with it the store's
+// groups of ticks when the store writes them (sqlstore.TickWriter).
+func (c *commits) writer() social.Writer {
+	if tw, ok := c.w.(sqlstore.TickWriter); ok {
+		return tickCommits{c, tw}
 	}
+	return c
+}
+
+// tickCommits is commits over a store that writes groups of ticks.
+type tickCommits struct {
+	*commits
+	tw sqlstore.TickWriter
+}
+
+// WriteTicks writes a group of ticks in one transaction of the store,
+// noting their commit when it commits.
+func (c tickCommits) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
 	start := time.Now()
 	var batches []*social.Batch
-	err := tw.WriteTicks(context.WithoutCancel(ctx), func(w sqlstore.World, write func(*social.Batch) error) error {
+	err := c.tw.WriteTicks(context.WithoutCancel(ctx), func(w sqlstore.World, write func(*social.Batch) error) error {
 		return fn(w, func(b *social.Batch) error {
 			batches = append(batches, b)
 			return write(b)

@@ -121,8 +121,8 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		return nil, err
 	}
 	fmt.Fprintf(progress, "registered %s\n", monitorMix(rep.Monitors))
-	b.commits = newCommits(r.store, wstore.World())
-	if b.world, err = live.Open(ctx, wstore.World(), b.commits, cfg.Log); err != nil {
+	b.commits = newCommits(r.store)
+	if b.world, err = live.Open(ctx, wstore.World(), b.commits.writer(), cfg.Log); err != nil {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
 	classes := r.Classes()
