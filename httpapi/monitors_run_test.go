@@ -155,3 +155,39 @@ func TestMonitorsSlowReceiver(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchMonitorOnTime: the service wakes when a search monitor is
+// due, not at its next poll (an hour here, so that nothing else wakes
+// it), and the runs keep the monitor's period: its next run stays a whole
+// number of refreshes after its creation.
+func TestSearchMonitorOnTime(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng engine) {
+		e, svc := monitorEnv(t, eng, monitor.Options{Poll: time.Hour})
+		rc := newReceiver(t)
+		key, keyID := e.key(t, 1_000_000, 0)
+		id := mustCreate(t, e, key, "/monitors/search-query", `{"query":"from:carol","refresh_frequency":1,"webhook_url":"`+rc.srv.URL+`/q"}`)
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); svc.Run(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+		for s := 1; s <= 2; s++ {
+			if _, err := e.store.Write(context.Background(), monitorWorld(s)); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(rc.all()) < s && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := len(rc.all()); n != s {
+				t.Fatalf("after step %d: %d deliveries, want %d", s, n, s)
+			}
+		}
+		m, err := svc.Get(context.Background(), keyID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if since := m.NextRunAt.Sub(m.CreatedAt); since < 2*time.Second || since%time.Second != 0 {
+			t.Errorf("next run %v after creation, want a whole number of seconds, at least 2", since)
+		}
+	})
+}

@@ -100,6 +100,11 @@ func (s *Service) Run(ctx context.Context) {
 	defer wg.Wait()
 	t := time.NewTicker(s.opt.Poll)
 	defer t.Stop()
+	// searchAt wakes the loop when the next search monitor is due, so
+	// that a run starts on time rather than at the next tick.
+	searchAt := time.NewTimer(time.Hour)
+	searchAt.Stop()
+	defer searchAt.Stop()
 	lastResume, lastPrune := time.Time{}, time.Time{}
 	// poll: the change log and the search monitors are read every Poll,
 	// not at each wake.
@@ -107,6 +112,7 @@ func (s *Service) Run(ctx context.Context) {
 	for {
 		if poll {
 			s.poll(ctx)
+			s.armSearch(ctx, searchAt)
 		}
 		if now := s.opt.Now(); now.Sub(lastResume) >= time.Second {
 			lastResume = now
@@ -128,6 +134,8 @@ func (s *Service) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			poll = true
+		case <-searchAt.C:
+			poll = true
 		case <-wake:
 			poll = false
 		}
@@ -148,6 +156,23 @@ func (s *Service) poll(ctx context.Context) {
 	}
 	if _, err := s.SearchOnce(ctx); err != nil && ctx.Err() == nil {
 		s.log.Warn("monitors: search", "err", err)
+	}
+}
+
+// armSearch sets timer to the next search monitor's run when that comes
+// before the next poll (the poll finds the ones due later), and stops it
+// when none does.
+func (s *Service) armSearch(ctx context.Context, timer *time.Timer) {
+	timer.Stop()
+	next, ok, err := s.store.NextSearch(ctx, SearchQuery, SearchPumpFun)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("monitors: next search", "err", err)
+		}
+		return
+	}
+	if wait := next.Sub(s.opt.Now()); ok && wait < s.opt.Poll {
+		timer.Reset(max(wait, 0))
 	}
 }
 

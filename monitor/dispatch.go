@@ -261,7 +261,7 @@ func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, now tim
 	if err != nil {
 		return err
 	}
-	next := now.Add(time.Duration(max(m.Refresh, 1)) * time.Second)
+	next := nextRun(m, now)
 	var found []social.Post
 	if top > m.Watermark {
 		q, err := search.Parse("("+m.Query+") since_id:"+strconv.FormatInt(m.Watermark, 10), now)
@@ -296,6 +296,20 @@ func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, now tim
 		}
 	}
 	return err
+}
+
+// nextRun is when a search monitor that ran at now runs next: a refresh
+// after the run was due, so that runs keep their period however late in
+// it each one starts (the service wakes when a run is due, and a run
+// takes its time); a refresh after now when the monitor is a whole
+// refresh behind (the service was down), so that missed runs are not
+// made back to back.
+func nextRun(m sqlstore.Monitor, now time.Time) time.Time {
+	refresh := time.Duration(max(m.Refresh, 1)) * time.Second
+	if next := m.NextRunAt.Add(refresh); next.After(now) {
+		return next
+	}
+	return now.Add(refresh)
 }
 
 // searchEvents are a search monitor's events for its matches, oldest

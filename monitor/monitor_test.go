@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // TestPrivateTargets: without AllowPrivate a private or loopback webhook
@@ -55,6 +57,27 @@ func TestBackoff(t *testing.T) {
 			if d := s.backoff(n); d < full/2 || d > full {
 				t.Fatalf("failure %d waits %v, want %v to %v", n, d, full/2, full)
 			}
+		}
+	}
+}
+
+// TestNextRun: a search monitor's runs keep their period however late
+// each starts; one a whole refresh behind runs a refresh after now.
+func TestNextRun(t *testing.T) {
+	due := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := sqlstore.Monitor{Refresh: 5, NextRunAt: due}
+	for _, c := range []struct {
+		late time.Duration
+		want time.Time
+	}{
+		{0, due.Add(5 * time.Second)},
+		{80 * time.Millisecond, due.Add(5 * time.Second)},
+		{4999 * time.Millisecond, due.Add(5 * time.Second)},
+		{5 * time.Second, due.Add(10 * time.Second)},
+		{time.Hour, due.Add(time.Hour + 5*time.Second)},
+	} {
+		if got := nextRun(m, due.Add(c.late)); !got.Equal(c.want) {
+			t.Errorf("ran %v late: next run %v, want %v", c.late, got, c.want)
 		}
 	}
 }

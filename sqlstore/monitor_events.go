@@ -88,6 +88,30 @@ func (s Monitors) SearchesDue(ctx context.Context, now time.Time, kinds ...strin
 	return ms, nil
 }
 
+// NextSearch returns when the next search monitor of kinds is due; false
+// when there is none. Each kind's earliest is read off the index on
+// (kind, next_run_at).
+func (s Monitors) NextSearch(ctx context.Context, kinds ...string) (time.Time, bool, error) {
+	if len(kinds) == 0 {
+		return time.Time{}, false, nil
+	}
+	parts := make([]string, len(kinds))
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		parts[i], args[i] = `SELECT min(next_run_at) AS n FROM monitors WHERE kind = ?`, k
+	}
+	next := int64(-1) // none
+	err := s.reader().Query(ctx, `SELECT coalesce(min(n), -1) FROM (`+strings.Join(parts, ` UNION ALL `)+`) AS due`, args,
+		func(r Rows) error { return r.Scan(&next) })
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("next search monitor: %w", err)
+	}
+	if next < 0 {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMicro(next), true, nil
+}
+
 // Dispatch stores events made from the changes after from up to to, with
 // the profile snapshots they changed, and moves the position to to: all
 // in one transaction, so that a crash loses no change and repeats none.

@@ -155,16 +155,18 @@ func benchUsage(e *env, flags func()) func() {
 		fmt.Fprint(e.stdout, `
 With --live RATE, pages are measured in-process as without it, in runs of
 two kinds: quiet (no living world, no monitor service: roost serve without
---live) and live (the living world writing at most RATE events, one
-transaction each, and the monitor service dispatching and delivering
-webhooks as roost serve runs it), each kind getting --requests pages of
-every kind over --rounds rounds, the order alternating. A live run starts
-the world and the service, waits 1 s, measures, stops the world, and waits
-for its events to be delivered before the next run. The bench key gets
---monitors monitors (7% user_following, 7% user_profile, 1% search_keyword
-on a common word with a refresh of 1 s, the rest user_tweets, on the
-authors of the newest posts, most posts first) and a default webhook
-pointing at a receiver in the process, which checks each signature.
+--live) and live (the living world writing at most RATE events as roost
+serve --live writes them: on SQLite the ticks due every 50 ms in one
+transaction, on PostgreSQL one transaction a tick; and the monitor service
+dispatching and delivering webhooks as roost serve runs it), each kind
+getting --requests pages of every kind over --rounds rounds, the order
+alternating. A live run starts the world and the service, waits 1 s,
+measures, stops the world, and waits for its events to be delivered before
+the next run. The bench key gets --monitors monitors (7% user_following,
+7% user_profile, 1% search_keyword on a common word with a refresh of 1 s,
+the rest user_tweets, on the authors of the newest posts, most posts
+first) and a default webhook pointing at a receiver in the process, which
+checks each signature.
 
 Commit time: when the living world's Write returned (its transaction
 committed), as the bench's wrapper around the writer sees it; the POST's
