@@ -116,7 +116,7 @@ func (s *Store) bulkBegin(ctx context.Context, expectPosts int64) error {
 	// The load and its merge write FTS5's default leaves of 1000 bytes (a
 	// long doclist in fewer leaves), the leaves of migration 0038 come
 	// back after the merge (step 4), for the small writes that follow.
-	for _, t := range []struct{ table, prefix string }{{"posts_fts", "fts"}, {"post_urls", "post_urls"}} {
+	for _, t := range ftsIndexes() {
 		for _, c := range []struct {
 			key            string
 			def, bulk, seq int
@@ -142,6 +142,15 @@ func (s *Store) bulkBegin(ctx context.Context, expectPosts int64) error {
 	}
 	s.log.Info("bulk load: dropped the secondary indexes of posts", "db", s.path, "indexes", len(ddl)/2, "posts", stored)
 	return nil
+}
+
+// ftsIndex is a full-text index and the prefix of its bulk_restore steps.
+type ftsIndex struct{ table, prefix string }
+
+// ftsIndexes are posts_fts and the trigram post_urls of migration 0005;
+// posts_fts keeps the step names of loads recorded before.
+func ftsIndexes() []ftsIndex {
+	return []ftsIndex{{"posts_fts", "fts"}, {"post_urls", "post_urls"}}
 }
 
 func commitBulk(tx *sql.Tx) error {
@@ -228,6 +237,18 @@ func (s *Store) bulkRestore(ctx context.Context) error {
 	for _, step := range todo {
 		if err := s.bulkStep(ctx, step[0], step[1]); err != nil {
 			return err
+		}
+		for _, t := range ftsIndexes() {
+			if step[0] != t.prefix+" merge" {
+				continue
+			}
+			// Not a step of its own: a lift lost to a crash costs
+			// speed, not data.
+			level, err := liftFTS(ctx, s.path, t.table)
+			if err != nil {
+				return err
+			}
+			s.log.Info("bulk load: full-text index merged", "db", s.path, "index", t.table, "level", level)
 		}
 	}
 	if len(todo) > 0 {
