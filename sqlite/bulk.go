@@ -238,17 +238,11 @@ func (s *Store) bulkRestore(ctx context.Context) error {
 		if err := s.bulkStep(ctx, step[0], step[1]); err != nil {
 			return err
 		}
-		for _, t := range ftsIndexes() {
-			if step[0] != t.prefix+" merge" {
-				continue
-			}
-			// Not a step of its own: a lift lost to a crash costs
-			// speed, not data.
-			level, err := liftFTS(ctx, s.path, t.table)
-			if err != nil {
-				return err
-			}
-			s.log.Info("bulk load: full-text index merged", "db", s.path, "index", t.table, "level", level)
+	}
+	if len(todo) > 0 {
+		// Not a step of its own: the next Open moves what a crash left.
+		if err := s.liftIndexes(ctx); err != nil {
+			return err
 		}
 	}
 	if len(todo) > 0 {

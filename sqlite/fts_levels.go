@@ -54,44 +54,75 @@ func ftsLevelOf(leaves uint64) int {
 }
 
 // liftFTS moves the single segment of full-text index table to the level
-// of its size (ftsLevelOf), on a connection of its own: the write
-// connection's FTS5 keeps the structure it read, and takes the new one
-// once another connection has committed. An index of several segments,
-// or of a format other than the one described above, is left as it is.
-// It reports the level the segment is on.
-func liftFTS(ctx context.Context, path, table string) (int, error) {
-	db, err := openOne(dsn(path, false))
+// of its size (ftsLevelOf) and reports whether it did, and the level the
+// segment is on. An index of several segments, or of a format other than
+// the one described above, is left as it is (level 0). The record is read
+// on the write connection; a move is made on a connection of its own: the
+// write connection's FTS5 keeps the structure it read, and reads it again
+// once another connection has committed.
+func (s *Store) liftFTS(ctx context.Context, table string) (int, bool, error) {
+	lifted, level, err := readLift(ctx, s.write, table)
+	if err != nil || lifted == nil {
+		return level, false, err
+	}
+	db, err := openOne(dsn(s.path, false))
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer db.Close()
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return 0, false, fmt.Errorf("sqlite: %s structure: %w", table, err)
 	}
 	defer tx.Rollback()
-	var rec []byte
-	err = tx.QueryRowContext(ctx, `SELECT block FROM `+quoteIdent(table+"_data")+` WHERE id = ?`, ftsStructureID).Scan(&rec)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: %s structure: %w", table, err)
-	}
-	lifted, level, err := liftStructure(rec)
-	if errors.Is(err, errFTSShape) || lifted == nil {
-		return level, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: %s structure: %w", table, err)
+	// Read again in the transaction that writes: a write in between
+	// changed the record.
+	if lifted, level, err = readLift(ctx, tx, table); err != nil || lifted == nil {
+		return level, false, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE `+quoteIdent(table+"_data")+` SET block = ? WHERE id = ?`, lifted, ftsStructureID); err != nil {
-		return 0, fmt.Errorf("sqlite: %s structure: %w", table, err)
+		return 0, false, fmt.Errorf("sqlite: %s structure: %w", table, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("sqlite: %s structure: %w", table, err)
+		return 0, false, fmt.Errorf("sqlite: %s structure: %w", table, err)
 	}
-	return level, nil
+	return level, true, nil
+}
+
+// readLift reads the structure record of table and returns it lifted
+// (liftStructure), nil when it is not to be moved.
+func readLift(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, table string) ([]byte, int, error) {
+	var rec []byte
+	err := q.QueryRowContext(ctx, `SELECT block FROM `+quoteIdent(table+"_data")+` WHERE id = ?`, ftsStructureID).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: %s structure: %w", table, err)
+	}
+	lifted, level, err := liftStructure(rec)
+	if errors.Is(err, errFTSShape) {
+		return nil, 0, nil
+	}
+	return lifted, level, err
+}
+
+// liftIndexes lifts every full-text index that is one segment (after a
+// load; a database loaded by a release before the move gets it when
+// first opened), and logs each move.
+func (s *Store) liftIndexes(ctx context.Context) error {
+	for _, t := range ftsIndexes() {
+		level, moved, err := s.liftFTS(ctx, t.table)
+		if err != nil {
+			return err
+		}
+		if moved {
+			s.log.Info("sqlite: full-text index moved to the level of its size", "db", s.path, "index", t.table, "level", level)
+		}
+	}
+	return nil
 }
 
 // liftStructure returns structure record rec with its one segment on the

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -168,5 +169,56 @@ func TestLiftLeavesOthers(t *testing.T) {
 		if lifted, _, err := liftStructure(r); err == nil || lifted != nil {
 			t.Errorf("%s: lifted %v, %v", name, lifted != nil, err)
 		}
+	}
+}
+
+// TestOpenLiftsLoadedIndex: a database whose full-text index a load left
+// as one segment on level 1 (a release before the move) gets the move
+// when opened.
+func TestOpenLiftsLoadedIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Bulk(ctx, 5000, func(w social.Writer) error {
+		_, err := w.Write(ctx, postsBatch(1000, 5000))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := structure(t, s, "posts_fts")
+	ids := segmentIDs(st)
+	if len(ids) != 1 {
+		t.Fatalf("%d segments after the load", len(ids))
+	}
+	var seg [ftsSegmentFields]uint64
+	for _, lv := range st.levels {
+		if len(lv.segments) == 1 {
+			seg = lv.segments[0]
+		}
+	}
+	want := ftsLevelOf(seg[2] - seg[1] + 1)
+	if want < 2 {
+		t.Fatalf("%d leaves: too few to move", seg[2]-seg[1]+1)
+	}
+	old := &ftsStructure{cookie: st.cookie + 1, segments: 1, writes: st.writes,
+		levels: []ftsLevel{{}, {segments: [][ftsSegmentFields]uint64{seg}}}}
+	if _, err := s.write.ExecContext(ctx, `UPDATE posts_fts_data SET block = ? WHERE id = ?`, old.encode(), ftsStructureID); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := segmentIDs(structure(t, s, "posts_fts")); got[seg[0]] != want {
+		t.Errorf("after Open the segment is on level %d, want %d", got[seg[0]], want)
+	}
+	if n := countRows(t, s, `SELECT count(*) FROM posts_fts WHERE posts_fts MATCH 'common'`); n != 5000 {
+		t.Errorf("full-text finds %d posts, want 5000", n)
 	}
 }

@@ -98,6 +98,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.closeWriters()
 		return nil, err
 	}
+	if err := s.liftIndexes(ctx); err != nil {
+		s.closeWriters()
+		return nil, err
+	}
 	read, err := attached(path, true)
 	if err != nil {
 		s.closeWriters()
