@@ -106,8 +106,8 @@ func (s *Service) Run(ctx context.Context) {
 	searchAt.Stop()
 	defer searchAt.Stop()
 	lastResume, lastPrune := time.Time{}, time.Time{}
-	// poll: the change log and the search monitors are read every Poll,
-	// not at each wake.
+	// poll: the change log and the search monitors are read every Poll
+	// and when a search monitor is due, not at each wake.
 	poll := true
 	for {
 		if poll {

@@ -244,8 +244,6 @@ func (s *Store) bulkRestore(ctx context.Context) error {
 		if err := s.liftIndexes(ctx); err != nil {
 			return err
 		}
-	}
-	if len(todo) > 0 {
 		s.log.Info("bulk load: indexes and settings restored", "db", s.path, "steps", len(todo), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
