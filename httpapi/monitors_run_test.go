@@ -191,3 +191,97 @@ func TestSearchMonitorOnTime(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordNext: recording a delivered event hands the deliverer the
+// monitor's next event, due, on the lease it holds (another deliverer
+// finds the monitor leased); a retry, a next event not due yet or none
+// left releases the lease; events stay in order.
+func TestRecordNext(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng engine) {
+		e, svc := monitorEnv(t, eng, monitor.Options{})
+		rc := newReceiver(t)
+		key, _ := e.key(t, 1_000_000, 0)
+		mustCreate(t, e, key, "/monitors/user-tweets", `{"user_id":1003,"webhook_url":"`+rc.srv.URL+`"}`)
+		ctx := context.Background()
+		for s := 1; s <= 3; s++ {
+			if _, err := e.store.Write(ctx, monitorWorld(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc.DispatchOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ms := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors()
+		now := time.Now().Add(time.Second)
+		until := now.Add(time.Minute)
+		due := func(at time.Time) []sqlstore.Outgoing {
+			t.Helper()
+			d, err := ms.Due(ctx, at, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		first := due(now)
+		if len(first) != 1 {
+			t.Fatalf("%d events due, want the first of three", len(first))
+		}
+		if got, err := ms.Lease(ctx, &first[0], now, until); !got || err != nil {
+			t.Fatalf("lease: %v %v", got, err)
+		}
+		attempt := func(o *sqlstore.Outgoing, state string, next time.Time, keep bool) *sqlstore.Outgoing {
+			t.Helper()
+			var u time.Time
+			if keep {
+				u = until
+			}
+			n, err := ms.RecordNext(ctx, sqlstore.Attempt{MonitorID: o.Monitor.ID, EventID: o.ID, Attempt: o.Attempts + 1,
+				Status: 200, At: now}, state, next, now, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		second := attempt(&first[0], sqlstore.EventDelivered, now, true)
+		if second == nil || second.ID <= first[0].ID {
+			t.Fatalf("after the first: %+v, want the next event", second)
+		}
+		if d := due(now); len(d) != 0 {
+			t.Errorf("another deliverer finds %d events of a leased monitor", len(d))
+		}
+		if got, _ := ms.Lease(ctx, &first[0], now, until); got {
+			t.Error("a stale event leased the monitor again")
+		}
+		// A retry releases the monitor, and its later events wait for it.
+		if n := attempt(second, sqlstore.EventPending, now.Add(time.Hour), true); n != nil {
+			t.Errorf("a retry handed over event %d", n.ID)
+		}
+		if d := due(now); len(d) != 0 {
+			t.Errorf("%d events due while the second waits for its retry", len(d))
+		}
+		retry := due(now.Add(2 * time.Hour))
+		if len(retry) != 1 || retry[0].ID != second.ID {
+			t.Fatalf("due after the backoff: %+v, want event %d", retry, second.ID)
+		}
+		if got, err := ms.Lease(ctx, &retry[0], now, until); !got || err != nil {
+			t.Fatalf("lease after the backoff: %v %v", got, err)
+		}
+		third := attempt(&retry[0], sqlstore.EventDelivered, now, true)
+		if third == nil || third.ID <= second.ID {
+			t.Fatalf("after the second: %+v, want the third", third)
+		}
+		if n := attempt(third, sqlstore.EventDelivered, now, true); n != nil {
+			t.Errorf("after the last: event %d", n.ID)
+		}
+		// Released: the monitor's next event (a new post) is due at once.
+		if _, err := e.store.Write(ctx, monitorWorld(4)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.DispatchOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d := due(time.Now().Add(time.Second)); len(d) != 1 || d[0].ID <= third.ID {
+			t.Errorf("after the last was recorded: %+v", d)
+		}
+	})
+}

@@ -212,7 +212,12 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.deliver(context.WithoutCancel(ctx), &o)
+			// The monitor's next events follow on the same lease, up to
+			// drainEvents, while each is delivered and the next is due.
+			next := &o
+			for n := 1; next != nil; n++ {
+				next = s.deliver(context.WithoutCancel(ctx), next, n < drainEvents)
+			}
 			<-slots
 			select {
 			case wake <- struct{}{}:
@@ -221,6 +226,12 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 		}()
 	}
 }
+
+// drainEvents is how many events of one monitor a delivery slot sends
+// one after another on one lease (a search monitor's run or a burst of
+// posts makes several at once); then the slot goes back to the loop, so
+// that other monitors get their turn.
+const drainEvents = 16
 
 // lease is how long a deliverer holds a monitor: one request and its
 // record. A crashed deliverer's monitors wait that long after a restart.
@@ -239,7 +250,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 		if got, err := s.store.Lease(ctx, &due[i], now, now.Add(s.lease())); err != nil || !got {
 			continue
 		}
-		s.deliver(ctx, &due[i])
+		s.deliver(ctx, &due[i], false)
 		n++
 	}
 	return n, nil
@@ -250,12 +261,13 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 // timeout or connection error retries it after a backoff, until
 // MaxAttempts; any other answer, or the last failure, makes it dead. A key
 // whose balance does not cover the event gets its monitors paused and the
-// event waits.
-func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing) {
+// event waits. With keep, a delivered event's monitor stays leased for its
+// next event if one is due, which deliver returns (nil otherwise).
+func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing, keep bool) *sqlstore.Outgoing {
 	id := o.Monitor.ID
 	if k, err := s.accounts.Key(ctx, o.Monitor.KeyID); err != nil || k.Balance < s.biller.PerItem() || k.RevokedAt != nil {
 		s.pause(ctx, o, err)
-		return
+		return nil
 	}
 	url := o.DefaultURL
 	if o.Monitor.WebhookURL != nil {
@@ -292,9 +304,15 @@ func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing) {
 	outcome := map[string]string{sqlstore.EventDelivered: "delivered", sqlstore.EventPending: "retry",
 		sqlstore.EventDead: "dead"}[state]
 	s.metrics.deliveries.WithLabelValues(outcome).Inc()
-	if err := s.store.Record(ctx, a, state, next); err != nil {
+	var until time.Time
+	if keep {
+		until = s.opt.Now().Add(s.lease())
+	}
+	following, err := s.store.RecordNext(ctx, a, state, next, s.opt.Now(), until)
+	if err != nil {
 		s.log.Warn("monitors: record delivery", "monitor", id, "event", o.ID, "err", err)
 	}
+	return following
 }
 
 // post sends an event once and returns the receiver's status.

@@ -212,30 +212,36 @@ func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing
 	// The oldest pending event of each monitor that has one, read from the
 	// index of pending events: the work follows the events waiting, not
 	// the monitors registered.
-	out, err := all(ctx, s.reader(), `SELECT e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
-		m.attempts, m.`+monitorColsM+`
+	out, err := all(ctx, s.reader(), `SELECT `+outgoingCols+`
 		FROM (SELECT monitor_id, min(id) AS first FROM monitor_events WHERE state = 'pending' GROUP BY monitor_id) f
 		JOIN monitor_events e ON e.id = f.first
 		JOIN monitors m ON m.id = f.monitor_id
 		LEFT JOIN webhooks w ON w.key_id = m.key_id
 		WHERE m.state = 'active' AND m.lease_until < ? AND e.next_at <= ?
-		ORDER BY e.next_at, e.id LIMIT ?`, []any{at, at, int64(limit)}, func(r Rows) (Outgoing, error) {
-		var o Outgoing
-		var m Monitor
-		var params, snap string
-		var refresh, next, created, evAt, attempts int64
-		err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.recorded,
-			&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
-			&m.Watermark, &next, &created)
-		m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
-		m.NextRunAt, m.CreatedAt = time.UnixMicro(next), time.UnixMicro(created)
-		o.Monitor, o.Attempts, o.CreatedAt = m, int(attempts), time.UnixMicro(evAt)
-		return o, err
-	})
+		ORDER BY e.next_at, e.id LIMIT ?`, []any{at, at, int64(limit)}, scanOutgoing)
 	if err != nil {
 		return nil, fmt.Errorf("events due: %w", err)
 	}
 	return out, nil
+}
+
+// outgoingCols are the columns scanOutgoing reads, of an event e, its
+// monitor m and the key's webhook w.
+const outgoingCols = `e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
+		m.attempts, m.` + monitorColsM
+
+func scanOutgoing(r Rows) (Outgoing, error) {
+	var o Outgoing
+	var m Monitor
+	var params, snap string
+	var refresh, next, created, evAt, attempts int64
+	err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.recorded,
+		&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
+		&m.Watermark, &next, &created)
+	m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
+	m.NextRunAt, m.CreatedAt = time.UnixMicro(next), time.UnixMicro(created)
+	o.Monitor, o.Attempts, o.CreatedAt = m, int(attempts), time.UnixMicro(evAt)
+	return o, err
 }
 
 // monitorColsM is monitorCols of the alias m, after its leading "m.".
@@ -303,7 +309,19 @@ const KeepAttempts = 50
 // Record logs an attempt and moves its event to state (pending: retried
 // at next), releasing the monitor's lease, in one transaction.
 func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time.Time) error {
-	return s.relaxed(ctx, func(tx DB) error {
+	_, err := s.RecordNext(ctx, a, state, next, time.Time{}, time.Time{})
+	return err
+}
+
+// RecordNext records an attempt as Record does and, when the attempt
+// delivered its event and until is set, returns the monitor's next event
+// if it is due at now, keeping the lease for it until until: the
+// deliverer goes on with the monitor without a lease of its own for each
+// event. Without one (nil), the lease is released. All in one transaction.
+func (s Monitors) RecordNext(ctx context.Context, a Attempt, state string, next, now, until time.Time) (*Outgoing, error) {
+	var out *Outgoing
+	err := s.relaxed(ctx, func(tx DB) error {
+		out = nil
 		if err := exec(ctx, tx, `INSERT INTO monitor_deliveries (monitor_id, event_id, attempt, status, error, duration_us, at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, a.MonitorID, a.EventID, int64(a.Attempt), int64(a.Status), a.Error,
 			a.Duration.Microseconds(), a.At.UnixMicro()); err != nil {
@@ -318,8 +336,28 @@ func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time
 			state, int64(a.Attempt), next.UnixMicro(), a.EventID); err != nil {
 			return fmt.Errorf("event state: %w", err)
 		}
-		return exec(ctx, tx, `UPDATE monitors SET lease_until = 0, attempts = attempts + 1 WHERE id = ?`, a.MonitorID)
+		lease := int64(0)
+		if state == EventDelivered && !until.IsZero() {
+			// The monitor's oldest pending event, if due: a later one
+			// waits for it, as in Due.
+			found, err := all(ctx, tx, `SELECT `+outgoingCols+`
+				FROM monitor_events e JOIN monitors m ON m.id = e.monitor_id LEFT JOIN webhooks w ON w.key_id = m.key_id
+				WHERE e.id = (SELECT min(id) FROM monitor_events WHERE monitor_id = ? AND state = 'pending')
+					AND m.state = 'active' AND e.next_at <= ?`, []any{a.MonitorID, now.UnixMicro()}, scanOutgoing)
+			if err != nil {
+				return fmt.Errorf("next event: %w", err)
+			}
+			if len(found) == 1 {
+				out, lease = &found[0], until.UnixMicro()
+				out.recorded++ // the attempt recorded here
+			}
+		}
+		return exec(ctx, tx, `UPDATE monitors SET lease_until = ?, attempts = attempts + 1 WHERE id = ?`, lease, a.MonitorID)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Release ends a lease without an attempt (e.g. the key could not pay).
