@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/roostapi/roost/monitor"
 	"github.com/roostapi/roost/postgres"
+	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
 	"github.com/roostapi/roost/sqlite"
 	"github.com/roostapi/roost/sqlstore"
@@ -282,6 +284,55 @@ func TestRecordNext(t *testing.T) {
 		}
 		if d := due(time.Now().Add(time.Second)); len(d) != 1 || d[0].ID <= third.ID {
 			t.Errorf("after the last was recorded: %+v", d)
+		}
+	})
+}
+
+// gatedSearch holds each search until n are under way at once; a search
+// still alone after a second fails.
+type gatedSearch struct {
+	social.Store
+	n   int
+	mu  sync.Mutex
+	in  int
+	all chan struct{}
+}
+
+func (g *gatedSearch) Search(ctx context.Context, q *search.Query, o social.Order, p social.PageReq) (social.Page[social.Post], error) {
+	g.mu.Lock()
+	if g.in++; g.in == g.n {
+		close(g.all)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.all:
+	case <-time.After(time.Second):
+		return social.Page[social.Post]{}, errors.New("the searches ran one at a time")
+	}
+	return g.Store.Search(ctx, q, o, p)
+}
+
+// TestSearchMonitorsAtOnce: search monitors due together run at once, not
+// one after another.
+func TestSearchMonitorsAtOnce(t *testing.T) {
+	eachEngine(t, func(t *testing.T, eng engine) {
+		e, _ := monitorEnv(t, eng, monitor.Options{})
+		_, keyID := e.key(t, 1_000_000, 0)
+		gated := &gatedSearch{Store: e.store, n: 2, all: make(chan struct{})}
+		svc := monitor.New(e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors(), gated, e.store,
+			NewRenderer(e.store), monitor.Options{AllowPrivate: true}, nil)
+		ctx := context.Background()
+		for _, q := range []string{"from:carol", "from:bob"} {
+			if _, err := svc.CreateSearch(ctx, keyID, q, 1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.store.Write(ctx, monitorWorld(1)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond) // due a second after creation
+		if n, err := svc.SearchOnce(ctx); n != 2 || err != nil {
+			t.Errorf("%d of 2 search monitors ran (%v)", n, err)
 		}
 	})
 }

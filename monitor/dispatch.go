@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/roostapi/roost/search"
 	"github.com/roostapi/roost/social"
@@ -235,25 +238,37 @@ const (
 	searchPageSize = 100
 )
 
-// SearchOnce runs the search monitors that are due: each searches the
-// posts newer than its watermark (at most searchPages pages, newest
-// first) and stores an event per new match with its next watermark and
-// run, in one transaction. It reports how many monitors ran.
+// searchWorkers is how many search monitors run at once: a run is a few
+// reads and a transaction, mostly waiting for the database, and monitors
+// due together (made together) would otherwise wait for each other.
+const searchWorkers = 4
+
+// SearchOnce runs the search monitors that are due, searchWorkers at a
+// time: each searches the posts newer than its watermark (at most
+// searchPages pages, newest first) and stores an event per new match with
+// its next watermark and run, in one transaction. It reports how many
+// monitors ran.
 func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 	now := s.opt.Now()
 	ms, err := s.store.SearchesDue(ctx, now, SearchQuery, SearchPumpFun)
 	if err != nil {
 		return 0, err
 	}
-	ran := 0
+	var ran atomic.Int64
+	var g errgroup.Group
+	g.SetLimit(searchWorkers)
 	for _, m := range ms {
-		if err := s.searchMonitor(ctx, m, now); err != nil {
-			s.log.Warn("search monitor", "monitor", m.ID, "err", err)
-			continue
-		}
-		ran++
+		g.Go(func() error {
+			if err := s.searchMonitor(ctx, m, now); err != nil {
+				s.log.Warn("search monitor", "monitor", m.ID, "err", err)
+				return nil
+			}
+			ran.Add(1)
+			return nil
+		})
 	}
-	return ran, nil
+	_ = g.Wait() // every run logs its own failure
+	return int(ran.Load()), nil
 }
 
 func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, now time.Time) error {
