@@ -55,14 +55,17 @@ func Restore(ctx context.Context, from, to string) error {
 		src *sql.DB
 		to  string
 	}
-	files := []copyTo{{src, to}}
+	// A file that is a symbolic link (a billing file on another disk) is
+	// restored where the link points, and the link kept.
+	dbTo, billTo := linkTarget(to), linkTarget(BillingPath(to))
+	files := []copyTo{{src, dbTo}}
 	if _, err := os.Stat(BillingPath(from)); err == nil {
 		bsrc, _, err := openBackup(ctx, BillingPath(from))
 		if err != nil {
 			return err
 		}
 		defer bsrc.Close()
-		files = append(files, copyTo{bsrc, BillingPath(to)})
+		files = append(files, copyTo{bsrc, billTo})
 	} else if moved {
 		return fmt.Errorf("sqlite: restore: %s has no billing file %s beside it: copy the backup's two files together",
 			from, BillingPath(from))
@@ -83,9 +86,9 @@ func Restore(ctx context.Context, from, to string) error {
 	}
 	// The old files' write-ahead logs must not be replayed into the
 	// restored ones; a billing file the backup lacks is made anew.
-	stale := []string{to + "-wal", to + "-shm", BillingPath(to) + "-wal", BillingPath(to) + "-shm"}
+	stale := []string{dbTo + "-wal", dbTo + "-shm", billTo + "-wal", billTo + "-shm"}
 	if len(files) == 1 {
-		stale = append(stale, BillingPath(to))
+		stale = append(stale, billTo)
 	}
 	for _, p := range stale {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -98,6 +101,27 @@ func Restore(ctx context.Context, from, to string) error {
 		}
 	}
 	return nil
+}
+
+// linkTarget is the file a symbolic link at path points to (followed to
+// the end, relative to the link's folder), where SQLite keeps the file's
+// log too; path itself when it is no link.
+func linkTarget(path string) string {
+	for range 40 { // the kernel's own limit on links in a row
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path
+		}
+		next, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(next) {
+			next = filepath.Join(filepath.Dir(path), next)
+		}
+		path = next
+	}
+	return path
 }
 
 // openBackup opens the file at path, a backup to restore, after checking

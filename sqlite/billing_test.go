@@ -229,3 +229,92 @@ func TestDebitBesideDataWrite(t *testing.T) {
 		t.Fatalf("top-up while data is being written: %v", err)
 	}
 }
+
+// TestBillingFileLinked: the billing file may be a symbolic link to a
+// file elsewhere (another disk): SQLite keeps its log and shared memory
+// beside the link's target, and a debit made there is there after a
+// reopen.
+func TestBillingFileLinked(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "roost.db")
+	target := filepath.Join(other, "billing")
+	if err := os.Symlink(target, BillingPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, Amount: 10, RequestID: "r", Endpoint: "x", Items: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target + "-wal"); err != nil {
+		t.Errorf("no log beside the link's target: %v", err)
+	}
+	if _, err := os.Lstat(BillingPath(path) + "-wal"); err == nil {
+		t.Error("a log beside the link")
+	}
+	s.Close()
+	if fi, err := os.Lstat(BillingPath(path)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is gone: %v", err)
+	}
+	s, err = Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.Key(ctx, k.ID); err != nil || got.Balance != 990 {
+		t.Errorf("after a reopen: %+v, %v", got, err)
+	}
+}
+
+// TestRestoreKeepsBillingLink: restoring over a database whose billing
+// file is a link writes the billing file where the link points and keeps
+// the link; the log beside the target does not outlive the restore.
+func TestRestoreKeepsBillingLink(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "roost.db")
+	target := filepath.Join(other, "billing")
+	if err := os.Symlink(target, BillingPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	if err := s.Backup(ctx, backup); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, Amount: 10, RequestID: "r", Endpoint: "x", Items: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := Restore(ctx, backup, path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(BillingPath(path)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the restore replaced the link: %v", err)
+	}
+	if _, err := os.Stat(target + "-wal"); err == nil {
+		t.Error("the billing file's old log is still beside it")
+	}
+	s, err = Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.Key(ctx, k.ID); err != nil || got.Balance != 1000 {
+		t.Errorf("after the restore: %+v, %v; want the backup's balance 1000", got, err)
+	}
+}
