@@ -230,26 +230,34 @@ func TestDebitBesideDataWrite(t *testing.T) {
 	}
 }
 
+// linkedBilling opens a database whose billing file is a symbolic link to
+// a file in another folder (target), with a key of 1000 µUSD; the caller
+// closes the store.
+func linkedBilling(t *testing.T) (path, target string, s *Store, k social.APIKey) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "roost.db")
+	target = filepath.Join(t.TempDir(), "billing")
+	if err := os.Symlink(target, BillingPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err = s.CreateKey(context.Background(), social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, target, s, k
+}
+
 // TestBillingFileLinked: the billing file may be a symbolic link to a
 // file elsewhere (another disk): SQLite keeps its log and shared memory
 // beside the link's target, and a debit made there is there after a
 // reopen.
 func TestBillingFileLinked(t *testing.T) {
 	ctx := context.Background()
-	dir, other := t.TempDir(), t.TempDir()
-	path := filepath.Join(dir, "roost.db")
-	target := filepath.Join(other, "billing")
-	if err := os.Symlink(target, BillingPath(path)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, target, s, k := linkedBilling(t)
 	if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, Amount: 10, RequestID: "r", Endpoint: "x", Items: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +271,7 @@ func TestBillingFileLinked(t *testing.T) {
 	if fi, err := os.Lstat(BillingPath(path)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link is gone: %v", err)
 	}
-	s, err = Open(ctx, path, nil)
+	s, err := Open(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,20 +286,7 @@ func TestBillingFileLinked(t *testing.T) {
 // the link; the log beside the target does not outlive the restore.
 func TestRestoreKeepsBillingLink(t *testing.T) {
 	ctx := context.Background()
-	dir, other := t.TempDir(), t.TempDir()
-	path := filepath.Join(dir, "roost.db")
-	target := filepath.Join(other, "billing")
-	if err := os.Symlink(target, BillingPath(path)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, target, s, k := linkedBilling(t)
 	backup := filepath.Join(t.TempDir(), "backup.db")
 	if err := s.Backup(ctx, backup); err != nil {
 		t.Fatal(err)
@@ -309,7 +304,7 @@ func TestRestoreKeepsBillingLink(t *testing.T) {
 	if _, err := os.Stat(target + "-wal"); err == nil {
 		t.Error("the billing file's old log is still beside it")
 	}
-	s, err = Open(ctx, path, nil)
+	s, err := Open(ctx, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
