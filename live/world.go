@@ -132,12 +132,10 @@ const (
 func (lw *World) Step(ctx context.Context) (Event, error) {
 	for tries := 0; ; tries++ {
 		t := lw.tick + 1
-		b, ev, err := lw.make(ctx, t)
-		if err != nil {
-			return ev, fmt.Errorf("live: tick %d: %w", t, err)
-		}
-		b.LiveTick = t
-		_, err = lw.w.Write(ctx, b)
+		ev, err := lw.writeTick(ctx, t, func(b *social.Batch) error {
+			_, err := lw.w.Write(ctx, b)
+			return err
+		})
 		if errors.Is(err, social.ErrConflict) && tries < 3 {
 			lw.log.Info("live: another writer wrote this tick: reading the world again", "tick", t)
 			if err := lw.load(ctx); err != nil {
@@ -146,14 +144,28 @@ func (lw *World) Step(ctx context.Context) (Event, error) {
 			continue
 		}
 		if err != nil {
-			return ev, fmt.Errorf("live: tick %d: %w", t, err)
+			return ev, err
 		}
 		lw.tick = t
-		for _, p := range b.Posts {
-			lw.remember(p)
-		}
 		return ev, nil
 	}
+}
+
+// writeTick makes tick t, writes its batch through write and, once
+// written, remembers its new posts.
+func (lw *World) writeTick(ctx context.Context, t int64, write func(*social.Batch) error) (Event, error) {
+	b, ev, err := lw.make(ctx, t)
+	if err != nil {
+		return ev, fmt.Errorf("live: tick %d: %w", t, err)
+	}
+	b.LiveTick = t
+	if err := write(b); err != nil {
+		return ev, fmt.Errorf("live: tick %d: %w", t, err)
+	}
+	for _, p := range b.Posts {
+		lw.remember(p)
+	}
+	return ev, nil
 }
 
 // Steps makes and writes the next n ticks: in one transaction when the
@@ -200,17 +212,9 @@ func (lw *World) group(ctx context.Context, tw sqlstore.TickWriter, n int) ([]Ev
 	err := tw.WriteTicks(ctx, func(w sqlstore.World, write func(*social.Batch) error) error {
 		lw.db = w
 		for i := range int64(n) {
-			t := base + 1 + i
-			b, ev, err := lw.make(ctx, t)
+			ev, err := lw.writeTick(ctx, base+1+i, write)
 			if err != nil {
-				return fmt.Errorf("live: tick %d: %w", t, err)
-			}
-			b.LiveTick = t
-			if err := write(b); err != nil {
-				return fmt.Errorf("live: tick %d: %w", t, err)
-			}
-			for _, p := range b.Posts {
-				lw.remember(p)
+				return err
 			}
 			evs = append(evs, ev)
 		}
