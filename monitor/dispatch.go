@@ -251,6 +251,12 @@ const searchWorkers = 4
 func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 	now := s.opt.Now()
 	ms, err := s.store.SearchesDue(ctx, now, SearchQuery, SearchPumpFun)
+	if err != nil || len(ms) == 0 {
+		return 0, err
+	}
+	// The newest post when the round began: every run of the round looks
+	// up to it, and the next round goes on from there.
+	top, err := s.store.MaxPostID(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -259,7 +265,7 @@ func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 	g.SetLimit(searchWorkers)
 	for _, m := range ms {
 		g.Go(func() error {
-			if err := s.searchMonitor(ctx, m, now); err != nil {
+			if err := s.searchMonitor(ctx, m, top, now); err != nil {
 				s.log.Warn("search monitor", "monitor", m.ID, "err", err)
 				return nil
 			}
@@ -271,11 +277,9 @@ func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 	return int(ran.Load()), nil
 }
 
-func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, now time.Time) error {
-	top, err := s.store.MaxPostID(ctx)
-	if err != nil {
-		return err
-	}
+// searchMonitor runs search monitor m over the posts after its watermark
+// up to top.
+func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, top int64, now time.Time) error {
 	next := nextRun(m, now)
 	var found []social.Post
 	if top > m.Watermark {
