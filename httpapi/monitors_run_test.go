@@ -49,11 +49,17 @@ func runService(t *testing.T, st social.Store, opt monitor.Options) *monitor.Ser
 	t.Helper()
 	opt.AllowPrivate = true
 	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
+	runLoop(t, svc)
+	return svc
+}
+
+// runLoop runs svc until the test ends.
+func runLoop(t *testing.T, svc *monitor.Service) {
+	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
 	t.Cleanup(func() { stop(); <-done })
-	return svc
 }
 
 // TestMonitorsTwoProcesses: two services on one database (two server
@@ -168,10 +174,7 @@ func TestSearchMonitorOnTime(t *testing.T) {
 		rc := newReceiver(t)
 		key, keyID := e.key(t, 1_000_000, 0)
 		id := mustCreate(t, e, key, "/monitors/search-query", `{"query":"from:carol","refresh_frequency":1,"webhook_url":"`+rc.srv.URL+`/q"}`)
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); svc.Run(ctx) }()
-		t.Cleanup(func() { stop(); <-done })
+		runLoop(t, svc) // after the monitor is made: the first poll finds it
 		for s := 1; s <= 2; s++ {
 			if _, err := e.store.Write(context.Background(), monitorWorld(s)); err != nil {
 				t.Fatal(err)
