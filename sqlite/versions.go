@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/roostapi/roost/social"
@@ -12,9 +13,12 @@ import (
 )
 
 // versionsReader reads the change counters (sqlstore.VersionsSQL) for
-// nearly every paid request, on a connection of its own and through the
-// driver directly: no pool, no conversion of arguments, and no watcher
-// of the context (the driver starts one for each statement run under a
+// nearly every paid request. It first looks in each file's log index
+// (pageWatch) whether a commit wrote the page of its versions table since
+// the counters were last read, which takes no lock and no system call;
+// only then does it read them, on a connection of its own and through the
+// driver directly: no pool, no conversion of arguments, and no watcher of
+// the context (the driver starts one for each statement run under a
 // context that can end). The read takes no lock a writer holds for long
 // (WAL mode), and busy_timeout bounds what it may wait for.
 type versionsReader struct {
@@ -23,7 +27,14 @@ type versionsReader struct {
 	mu   sync.Mutex
 	conn *sql.Conn   // nil until the first read, and after a failed one
 	stmt driver.Stmt // prepared on conn
-	row  [2]driver.Value
+	row  [4]driver.Value
+
+	// The versions pages of the database and of the billing file, and
+	// the counters last read (while known).
+	content, keys pageWatch
+	last          social.Versions
+	known         bool
+	reads         int // counters read from the files (tests)
 }
 
 // versionsSQL is sqlstore.VersionsSQL with each counter read from its
@@ -31,12 +42,20 @@ type versionsReader struct {
 const versionsSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
 	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `')`
 
+// versionPagesSQL is versionsSQL and the page each versions table is on
+// (each is one page: a few short rows).
+const versionPagesSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
+	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `'),
+	(SELECT rootpage FROM main.sqlite_schema WHERE name = 'versions'),
+	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions')`
+
 func newVersionsReader(path string) (*versionsReader, error) {
 	db, err := attached(path, true)
 	if err != nil {
 		return nil, err
 	}
-	return &versionsReader{db: single(db)}, nil
+	return &versionsReader{db: single(db), content: pageWatch{shm: openShm(path)},
+		keys: pageWatch{shm: openShm(BillingPath(path))}}, nil
 }
 
 // Versions reads the change counters (see social.Versions). ctx is checked
@@ -51,11 +70,31 @@ func (s *Store) Versions(ctx context.Context) (social.Versions, error) {
 func (r *versionsReader) read() (social.Versions, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.known && r.content.unchanged() && r.keys.unchanged() {
+		return r.last, nil
+	}
+	r.known = false
+	hc, okc := r.content.mark()
+	hk, okk := r.keys.mark()
+	v, pages, err := r.readFiles()
+	if err != nil {
+		return social.Versions{}, err
+	}
+	r.content.settle(hc, pages[0], okc)
+	r.keys.settle(hk, pages[1], okk)
+	r.last, r.known = v, true
+	return v, nil
+}
+
+// readFiles reads the counters and the versions tables' pages.
+func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
+	r.reads++
+	var pages [2]uint32
 	ctx := context.Background()
 	if r.conn == nil {
 		conn, err := r.db.Conn(ctx)
 		if err != nil {
-			return social.Versions{}, fmt.Errorf("sqlite: versions: %w", err)
+			return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
 		}
 		r.conn = conn
 	}
@@ -66,7 +105,7 @@ func (r *versionsReader) read() (social.Versions, error) {
 			if !ok {
 				return fmt.Errorf("driver connection %T cannot prepare", dc)
 			}
-			st, err := p.PrepareContext(ctx, versionsSQL)
+			st, err := p.PrepareContext(ctx, versionPagesSQL)
 			if err != nil {
 				return err
 			}
@@ -93,13 +132,18 @@ func (r *versionsReader) read() (social.Versions, error) {
 		if !okc || !okk {
 			return fmt.Errorf("counters read as %T and %T", r.row[0], r.row[1])
 		}
+		for i := range pages {
+			if p, ok := r.row[2+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
+				pages[i] = uint32(p)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		r.reset()
-		return social.Versions{}, fmt.Errorf("sqlite: versions: %w", err)
+		return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
 	}
-	return v, nil
+	return v, pages, nil
 }
 
 // reset drops the connection and its statement after a failed read: the
@@ -121,5 +165,9 @@ func (r *versionsReader) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reset()
+	r.known = false
+	r.content.shm.close()
+	r.keys.shm.close()
+	r.content.shm, r.keys.shm = nil, nil
 	return r.db.Close()
 }
