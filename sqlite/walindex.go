@@ -3,6 +3,8 @@ package sqlite
 import (
 	"encoding/binary"
 	"runtime/debug"
+	"sync/atomic"
+	"unsafe"
 )
 
 // The write-ahead log's index (the "-shm" file beside the database, which
@@ -43,6 +45,12 @@ func readWalHeader(m []byte) (walHeader, bool) {
 	if len(m) < walIndexHdrSize {
 		return walHeader{}, false
 	}
+	// The first copy's frame count is loaded atomically, and first: on
+	// processors that reorder loads, what is read after it (the copies,
+	// the page numbers of the frames it counts) is then no older than it,
+	// as SQLite writes a frame's page number before the header that counts
+	// it, with a barrier between.
+	mx := atomic.LoadUint32((*uint32)(unsafe.Pointer(&m[16])))
 	var h1, h2 [48]byte
 	copy(h1[:], m[:48])
 	copy(h2[:], m[48:96])
@@ -57,7 +65,7 @@ func readWalHeader(m []byte) (walHeader, bool) {
 		s1 += ne.Uint32(h1[i:]) + s2
 		s2 += ne.Uint32(h1[i+4:]) + s1
 	}
-	if s1 != ne.Uint32(h1[40:]) || s2 != ne.Uint32(h1[44:]) {
+	if s1 != ne.Uint32(h1[40:]) || s2 != ne.Uint32(h1[44:]) || ne.Uint32(h1[16:]) != mx {
 		return walHeader{}, false
 	}
 	return walHeader{mxFrame: ne.Uint32(h1[16:]), salt: [2]uint32{ne.Uint32(h1[32:]), ne.Uint32(h1[36:])}}, true
