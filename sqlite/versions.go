@@ -42,12 +42,14 @@ type versionsReader struct {
 const versionsSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
 	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `')`
 
-// versionPagesSQL is versionsSQL and the page each versions table is on
-// (each is one page: a few short rows).
-const versionPagesSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
-	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `'),
-	(SELECT rootpage FROM main.sqlite_schema WHERE name = 'versions'),
-	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions')`
+// versionPagesSQL is versionsSQL and the page each versions table is on,
+// while it is on one page (a few short rows; else NULL, and the counters
+// are read every time).
+const versionPagesSQL = versionsSQL + `,
+	(SELECT rootpage FROM main.sqlite_schema WHERE name = 'versions'
+		AND (SELECT count(*) FROM dbstat('main') WHERE name = 'versions') = 1),
+	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions'
+		AND (SELECT count(*) FROM dbstat('billing') WHERE name = 'versions') = 1)`
 
 func newVersionsReader(path string) (*versionsReader, error) {
 	db, err := attached(path, true)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/storetest"
 )
 
 // versionsStep reads the counters through the store and through a read
@@ -240,4 +241,27 @@ func TestVersionsFromIndexUnderWrites(t *testing.T) {
 		last = v
 	}
 	versionsStep(t, s, "after the writes")
+}
+
+// TestVersionsOnManyPages: a versions table grown past one page is not
+// watched (a commit could write another of its pages): the counters are
+// then read every time, and right.
+func TestVersionsOnManyPages(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if _, err := s.bill.ExecContext(ctx, `INSERT INTO versions (name, n)
+		WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 400)
+		SELECT printf('padding %d %.80c', x, 'x'), 0 FROM i`); err != nil {
+		t.Fatal(err)
+	}
+	versionsStep(t, s, "first read")
+	for i := range 3 {
+		if _, read := versionsStep(t, s, fmt.Sprint("read ", i)); !read {
+			t.Fatal("a versions table on several pages was watched")
+		}
+	}
+	if _, err := s.TopUp(ctx, storetest.NewKey(t, s, "k", 100), 1); err != nil {
+		t.Fatal(err)
+	}
+	versionsStep(t, s, "after a top-up")
 }
