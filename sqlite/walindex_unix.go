@@ -4,7 +4,6 @@ package sqlite
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -16,14 +15,11 @@ type shmMap struct {
 }
 
 // openShm maps the log index of the database at path (the file SQLite
-// uses: beside the file the path's links lead to). It returns nil when
-// there is none to map (not in WAL mode, or a platform without mappings):
-// the caller then reads the counters every time.
+// uses: beside the file the path's links lead to, linkTarget). It returns
+// nil when there is none to map (not in WAL mode, or a platform without
+// mappings): the caller then reads the counters every time.
 func openShm(path string) *shmMap {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	f, err := os.Open(path + "-shm")
+	f, err := os.Open(linkTarget(path) + "-shm")
 	if err != nil {
 		return nil
 	}
