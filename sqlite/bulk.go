@@ -48,7 +48,11 @@ func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Wr
 	err := load(bulkWriter{s: s})
 	// Put everything back even when the load failed or was cancelled: the
 	// writes it made are committed.
-	if rerr := s.bulkRestore(context.WithoutCancel(ctx)); rerr != nil {
+	restored, rerr := s.bulkRestore(context.WithoutCancel(ctx))
+	if rerr == nil && restored {
+		rerr = s.liftIndexes(context.WithoutCancel(ctx))
+	}
+	if rerr != nil {
 		err = errors.Join(err, rerr)
 	}
 	return err
@@ -215,38 +219,36 @@ func quoteIdent(s string) string {
 // statement and forgets it, one synchronous=FULL transaction per step, so
 // that the write lock is never held for the whole rebuild (debits of a
 // server on the same file wait for one step at most). An index that
-// exists already (another load put it back) is skipped.
-func (s *Store) bulkRestore(ctx context.Context) error {
+// exists already (another load put it back) is skipped. It reports
+// whether there was anything to put back; the caller then moves the
+// full-text indexes (liftIndexes: Bulk after its load, Open always).
+func (s *Store) bulkRestore(ctx context.Context) (bool, error) {
 	start := time.Now()
 	rows, err := s.write.QueryContext(ctx, `SELECT name, sql FROM bulk_restore ORDER BY seq, name`)
 	if err != nil {
-		return fmt.Errorf("sqlite: bulk: restore: %w", err)
+		return false, fmt.Errorf("sqlite: bulk: restore: %w", err)
 	}
 	var todo [][2]string
 	for rows.Next() {
 		var name, q string
 		if err := rows.Scan(&name, &q); err != nil {
 			rows.Close()
-			return fmt.Errorf("sqlite: bulk: restore: %w", err)
+			return false, fmt.Errorf("sqlite: bulk: restore: %w", err)
 		}
 		todo = append(todo, [2]string{name, q})
 	}
 	if err := rows.Close(); err != nil {
-		return fmt.Errorf("sqlite: bulk: restore: %w", err)
+		return false, fmt.Errorf("sqlite: bulk: restore: %w", err)
 	}
 	for _, step := range todo {
 		if err := s.bulkStep(ctx, step[0], step[1]); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if len(todo) > 0 {
-		// Not a step of its own: the next Open moves what a crash left.
-		if err := s.liftIndexes(ctx); err != nil {
-			return err
-		}
 		s.log.Info("bulk load: indexes and settings restored", "db", s.path, "steps", len(todo), "took", time.Since(start).Round(time.Millisecond))
 	}
-	return nil
+	return len(todo) > 0, nil
 }
 
 // sortThreads is how many helper threads SQLite's sorter may use when a

@@ -94,7 +94,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		return nil, err
 	}
 	// A bulk load that died left indexes to rebuild (see Bulk).
-	if err := s.bulkRestore(ctx); err != nil {
+	if _, err := s.bulkRestore(ctx); err != nil {
 		s.closeWriters()
 		return nil, err
 	}
