@@ -104,7 +104,7 @@ func (s *Store) RotateKey(ctx context.Context, keyID int64, digest [32]byte, pre
 func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args ...any) (social.APIKey, error) {
 	tag, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {
-		return social.APIKey{}, fmt.Errorf("postgres: update key %d: %w", keyID, err)
+		return social.APIKey{}, fmt.Errorf("postgres: update key %d: %w", keyID, unavailable(err))
 	}
 	if tag.RowsAffected() == 0 {
 		return social.APIKey{}, fmt.Errorf("api key %d: %w", keyID, social.ErrNotFound)

@@ -41,14 +41,18 @@ func (d pgDB) Query(ctx context.Context, query string, args []any, each func(sql
 		}
 		query = q.(string)
 	}
-	if d.reads == nil {
-		return queryOn(ctx, d.pool, query, args, each, new(int), 0)
-	}
 	delivered := 0
-	_, err := readOn(ctx, d.reads, d.pool, func(pool *pgxpool.Pool) (struct{}, error) {
-		return struct{}{}, queryOn(ctx, pool, query, args, each, &delivered, holdRows)
-	}, func() bool { return delivered == 0 })
-	return err
+	if d.reads == nil {
+		return retryRead(ctx, &delivered, func() error {
+			return queryOn(ctx, d.pool, query, args, each, &delivered, 0)
+		})
+	}
+	return retryRead(ctx, &delivered, func() error {
+		_, err := readOn(ctx, d.reads, d.pool, func(pool *pgxpool.Pool) (struct{}, error) {
+			return struct{}{}, queryOn(ctx, pool, query, args, each, &delivered, holdRows)
+		}, func() bool { return delivered == 0 })
+		return err
+	})
 }
 
 // holdRows is how many rows a routed read holds back before it hands any
@@ -175,5 +179,5 @@ type txDB struct{ tx pgx.Tx }
 
 // Query runs query in the transaction and calls each for every row.
 func (d txDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
-	return queryOn(ctx, d.tx, numbered(query), args, each, new(int), 0)
+	return unavailable(queryOn(ctx, d.tx, numbered(query), args, each, new(int), 0))
 }

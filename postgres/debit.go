@@ -39,16 +39,23 @@ const debitSQL = `WITH k AS (
 // error for one that did not and now never will, so that an answer of
 // failure always means nothing was charged.
 //
+// A failure of the connection or the server (unreachable) is marked
+// social.ErrUnavailable.
+//
 // Concurrent debits of this process share one transaction (debitBatch);
 // a debit that keeps a response for an Idempotency-Key runs alone.
 func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	if d.Amount <= 0 {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
+	var bal int64
+	var err error
 	if d.Response != nil || s.debits == nil {
-		return s.debitOne(ctx, d)
+		bal, err = s.debitOne(ctx, d)
+	} else {
+		bal, err = s.debits.Submit(ctx, d)
 	}
-	return s.debits.Submit(ctx, d)
+	return bal, unavailable(err)
 }
 
 // debitOne runs one debit in its own statement (and transaction).
@@ -86,10 +93,21 @@ func (s *Store) debitOne(ctx context.Context, d social.Debit) (int64, error) {
 
 // maybeSent reports whether a failed statement may have reached the server
 // and committed there: an error the server did not answer, raised after
-// the statement could have been sent.
+// the statement could have been sent, or an error that ended the session
+// (severity FATAL or PANIC: a backend terminated by pg_terminate_backend,
+// the server shutting down), which can come after the statement
+// committed, in place of its reply. Any other error of the server ended
+// the statement before its commit.
 func maybeSent(err error) bool {
 	var pe *pgconn.PgError
-	return !errors.As(err, &pe) && !pgconn.SafeToRetry(err)
+	if errors.As(err, &pe) {
+		sev := pe.SeverityUnlocalized
+		if sev == "" {
+			sev = pe.Severity
+		}
+		return sev == "FATAL" || sev == "PANIC"
+	}
+	return !pgconn.SafeToRetry(err)
 }
 
 // settleTimeout bounds how long settle waits for the database to answer.

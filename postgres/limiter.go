@@ -48,7 +48,7 @@ func (l *Limiter) Allow(ctx context.Context, keyID int64, perMinute int) (billin
 	err := l.s.pool.QueryRow(ctx, bucketSQL, keyID, capacity, l.now().UnixMicro(),
 		capacity/float64(time.Minute.Microseconds())).Scan(&tokens, &allowed)
 	if err != nil {
-		return billing.Decision{}, fmt.Errorf("postgres: rate limit of key %d: %w", keyID, err)
+		return billing.Decision{}, fmt.Errorf("postgres: rate limit of key %d: %w", keyID, unavailable(err))
 	}
 	return billing.State(perMinute, tokens, allowed), nil
 }

@@ -68,7 +68,7 @@ func (s *Store) Ready(ctx context.Context) error {
 	}
 	rows, err := s.pool.Query(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {
-		return fmt.Errorf("postgres: ready: %w", err)
+		return fmt.Errorf("postgres: ready: %w", unavailable(err))
 	}
 	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
 	if err != nil {

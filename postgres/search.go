@@ -32,11 +32,17 @@ const gatherLimit = 5000
 // package README.
 //
 // With read replicas, the whole search runs on one of them (or on the
-// primary, when none is well or the replica fails it).
+// primary, when none is well or the replica fails it). A search whose
+// connection failed runs again (retryRead).
 func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
-	return readOn(ctx, s.reads, s.pool, func(pool *pgxpool.Pool) (social.Page[social.Post], error) {
-		return s.searchOn(ctx, pool, q, order, p)
-	}, nil)
+	var page social.Page[social.Post]
+	err := retryRead(ctx, new(int), func() (err error) {
+		page, err = readOn(ctx, s.reads, s.pool, func(pool *pgxpool.Pool) (social.Page[social.Post], error) {
+			return s.searchOn(ctx, pool, q, order, p)
+		}, nil)
+		return err
+	})
+	return page, err
 }
 
 // searchOn runs Search on pool.

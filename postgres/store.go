@@ -152,13 +152,13 @@ func notFound(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, social.ErrNotFound)
 	}
-	return fmt.Errorf("postgres: %s: %w", what, err)
+	return fmt.Errorf("postgres: %s: %w", what, unavailable(err))
 }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: ping: %w", err)
+		return fmt.Errorf("postgres: ping: %w", unavailable(err))
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ var insertStubUser = &upsertSpec{
 
 // Write stores a batch in one transaction (see social.Writer).
 func (s *Store) Write(ctx context.Context, b *social.Batch) (social.WriteStats, error) {
-	return s.write(ctx, b, false, nil)
+	st, err := s.write(ctx, b, false, nil)
+	return st, unavailable(err)
 }
 
 // write stores a batch in one transaction; bulk commits it without waiting

@@ -15,4 +15,9 @@ var (
 	ErrInvalid = errors.New("invalid input")
 	// ErrConflict: a unique value (a key digest, say) already exists.
 	ErrConflict = errors.New("conflict")
+	// ErrUnavailable: the database could not be reached, or could not do
+	// the work now (a connection lost or refused, the server shutting
+	// down, a standby where the primary was needed, a lock held past its
+	// wait). Nothing was changed; the same request may succeed later.
+	ErrUnavailable = errors.New("store unavailable")
 )

@@ -99,7 +99,8 @@ func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	if d.Amount <= 0 {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
-	return s.debits.Submit(ctx, d)
+	bal, err := s.debits.Submit(ctx, d)
+	return bal, unavailable(err)
 }
 
 // SetRateLimit sets a key's requests per minute (0: the server default).

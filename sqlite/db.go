@@ -16,7 +16,7 @@ type sqlDB func(ctx context.Context, query string, args ...any) (*sql.Rows, erro
 func (q sqlDB) Query(ctx context.Context, query string, args []any, each func(sqlstore.Rows) error) error {
 	rows, err := q(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("sqlite: query: %w", err)
+		return fmt.Errorf("sqlite: query: %w", unavailable(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -25,7 +25,7 @@ func (q sqlDB) Query(ctx context.Context, query string, args []any, each func(sq
 		}
 	}
 	if err := rows.Close(); err != nil {
-		return fmt.Errorf("sqlite: query: %w", err)
+		return fmt.Errorf("sqlite: query: %w", unavailable(err))
 	}
 	return nil
 }

@@ -17,6 +17,12 @@ import (
 // full-text term quoted (search_compile.go), driven as search_plan.go
 // chooses.
 func (s *Store) Search(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
+	page, err := s.search(ctx, q, order, p)
+	return page, unavailable(err)
+}
+
+// search is Search, its errors as the driver gave them.
+func (s *Store) search(ctx context.Context, q *search.Query, order social.Order, p social.PageReq) (social.Page[social.Post], error) {
 	st, err := s.searchStatement(ctx, q, order, p)
 	if err != nil {
 		return social.Page[social.Post]{}, err

@@ -27,13 +27,14 @@ func (s *Store) Write(ctx context.Context, b *social.Batch) (st social.WriteStat
 	// (not after a write: its caller would wait for them past its commit).
 	s.wstmts.prepare(ctx, s.write)
 	if b.LiveTick == 0 {
-		return s.writeBatch(ctx, s.write, b)
+		st, err = s.writeBatch(ctx, s.write, b)
+		return st, unavailable(err)
 	}
 	err = s.relaxed(ctx, 0, func(conn *sql.Conn) error {
 		st, err = s.writeBatch(ctx, conn, b)
 		return err
 	})
-	return st, err
+	return st, unavailable(err)
 }
 
 // txBeginner is a *sql.DB or a *sql.Conn.
