@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/roostapi/roost/social"
 )
@@ -34,6 +35,7 @@ type DebitBatcher struct {
 }
 
 type debitCall struct {
+	ctx   context.Context
 	d     social.Debit
 	reply chan DebitResult
 }
@@ -51,11 +53,16 @@ func (b *DebitBatcher) Close() {
 	<-b.stopped
 }
 
-// Submit debits d with the next batch and returns its outcome. Once taken,
-// the debit is committed or refused whatever happens to ctx: the answer
-// must match the ledger.
+// Submit debits d with the next batch and returns its outcome. A debit
+// whose ctx ends before its batch is applied (its client went away) is
+// not applied: it fails with ctx's error and charges nothing. Once handed
+// to apply, the debit is committed or refused whatever happens to ctx:
+// the answer must match the ledger.
 func (b *DebitBatcher) Submit(ctx context.Context, d social.Debit) (int64, error) {
-	c := &debitCall{d: d, reply: make(chan DebitResult, 1)}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("debit: %w", err)
+	}
+	c := &debitCall{ctx: ctx, d: d, reply: make(chan DebitResult, 1)}
 	select {
 	case b.reqs <- c:
 	case <-ctx.Done():
@@ -90,6 +97,16 @@ func (b *DebitBatcher) run() {
 			default:
 				break more
 			}
+		}
+		calls = slices.DeleteFunc(calls, func(c *debitCall) bool {
+			if err := c.ctx.Err(); err != nil {
+				c.reply <- DebitResult{Err: fmt.Errorf("debit: %w", err)}
+				return true
+			}
+			return false
+		})
+		if len(calls) == 0 {
+			continue
 		}
 		ds, out = ds[:0], out[:0]
 		for _, c := range calls {
