@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/roostapi/roost/social"
 )
 
 // apiError is an error answered with its own status and message.
@@ -42,6 +45,7 @@ const (
 	msgBadBody         = "Request body could not be read"
 	msgBusy            = "Server busy"
 	msgReused          = "Idempotency-Key was used for another request"
+	msgUnavailable     = "Service unavailable, try again shortly"
 )
 
 var (
@@ -53,7 +57,18 @@ var (
 	errMethod          = &apiError{status: http.StatusMethodNotAllowed, message: msgMethod}
 	errUnknown         = &apiError{status: http.StatusNotFound, message: msgUnknownEndpoint}
 	errBusy            = &apiError{status: http.StatusServiceUnavailable, message: msgBusy, retryAfter: time.Second}
+	// errKeyBusy: the key has its share of the server under way
+	// (Config.MaxPerKey).
+	errKeyBusy = &apiError{status: http.StatusTooManyRequests, message: msgRateLimited, retryAfter: time.Second}
+	// errUnavailable: the database could not be reached (a failover, a
+	// lost connection); nothing was charged.
+	errUnavailable = &apiError{status: http.StatusServiceUnavailable, message: msgUnavailable, retryAfter: unavailableRetry}
 )
+
+// unavailableRetry is the Retry-After of a request the database could not
+// answer: long enough for a lost connection to be replaced or a standby
+// promoted, short enough that a client retrying comes back soon.
+const unavailableRetry = 2 * time.Second
 
 // badBody is the 400 of a request body that ended early or came too
 // slowly: the client's doing, so it is logged at info level.
@@ -87,11 +102,26 @@ type errorBody struct {
 	Errors  map[string][]string `json:"errors,omitempty"`
 }
 
-// writeError answers err: an *apiError as itself, anything else as a 500
-// whose cause goes to the log with the request id, never to the client.
+// writeError answers err: an *apiError as itself; a failure after the
+// client went away is not answered but logged at info level and counted
+// as StatusClientClosed; social.ErrUnavailable is 503 with Retry-After,
+// logged as a warning; anything else is a 500 whose cause goes to the log
+// with the request id, never to the client.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var ae *apiError
-	if !errors.As(err, &ae) {
+	switch {
+	case errors.As(err, &ae):
+	case clientGone(r):
+		info := infoFrom(r.Context())
+		info.gone = true
+		log.InfoContext(r.Context(), "client went away", "request_id", info.id, "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		return
+	case errors.Is(err, social.ErrUnavailable):
+		log.WarnContext(r.Context(), "database unavailable", "request_id", infoFrom(r.Context()).id,
+			"method", r.Method, "path", r.URL.Path, "err", err)
+		ae = errUnavailable
+	default:
 		log.ErrorContext(r.Context(), "request failed",
 			"request_id", infoFrom(r.Context()).id, "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = &apiError{status: http.StatusInternalServerError, message: msgInternal}
@@ -112,6 +142,13 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		}
 	}
 	writeJSON(w, ae.status, errorBody{Status: "error", Message: ae.message, Errors: ae.errors})
+}
+
+// clientGone reports whether r's client went away: the server cancels a
+// request's context when its connection closes, and roost's own deadlines
+// end contexts derived from it, never the request's own.
+func clientGone(r *http.Request) bool {
+	return errors.Is(r.Context().Err(), context.Canceled)
 }
 
 // seconds is a duration in whole seconds, rounded up, at least 1: the form

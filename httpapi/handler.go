@@ -16,160 +16,313 @@ import (
 	"github.com/roostapi/roost/social"
 )
 
-// endpoint runs a route in the order CONTRACT "Money" fixes: 401 → 429 →
-// 422 (and 413/415/400) → a kept response for a repeated Idempotency-Key →
-// 402 when the balance is not positive → the work → 404/403 → cost →
-// debit only if the balance covers it (else 402, no data) → the response.
-// Failed requests and empty pages cost nothing. A method other than the
-// route's (HEAD too: a response without its body is not sold) is 405.
+// endpoint runs a route through its steps, in the order the API's money
+// rules fix (docs: "Order of a request"): 405 for another method → 401 →
+// the key's hold on the server (429 past its share) → the sandbox's delay
+// and injected 429 → the rate limit (429) → the body, read before any of
+// the server's slots is taken (402 first for a key that cannot pay and
+// could not replay) → a serving slot (503 when none is free) → 422 (and
+// 413/415/400) → a kept response for a repeated Idempotency-Key → 402 when
+// the balance is not positive → an injected 500 → the work → 404/403 →
+// cost → debit only if the balance covers it (else 402, no data) and the
+// client is still there → the response. Failed requests and empty pages
+// cost nothing.
 //
-// The key's fault plan (the sandbox) is read after 401 (a bad
-// X-Roost-Fault header is 422 there); its delay comes first, an injected
-// 429 stands in for the rate limiter (it takes no token), and an injected
-// 500 stands in for the work (after validation, the kept response and
-// 402, so it took a rate-limit token like any request that got that
+// An injected 429 stands in for the rate limiter (it takes no token); an
+// injected 500 stands in for the work (after validation, the kept response
+// and 402, so it took a rate-limit token like any request that got that
 // far). Neither is charged.
 func (s *server) endpoint(rt *route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		info := infoFrom(ctx)
-		info.route = rt.name
-		fail := func(err error) { writeError(w, r, s.log, err) }
-		if r.Method != rt.method {
-			w.Header().Set("Allow", rt.method)
-			fail(errMethod)
+		c := &passage{s: s, rt: rt, w: w, r: r, ctx: r.Context(), info: infoFrom(r.Context())}
+		c.info.route = rt.name
+		defer c.release()
+		if !(c.method() && c.authenticate() && c.hold() && c.sandbox() && c.limit() && c.readBody() &&
+			c.admit() && c.parse() && c.replayKept() && c.funded() && c.injected()) {
 			return
 		}
-		key, vs, err := s.authenticate(ctx, rt, r.Header.Get("Authorization"))
-		if errors.Is(err, billing.ErrUnauthenticated) {
-			err = errUnauthenticated
-		}
-		if err != nil {
-			fail(err)
-			return
-		}
-		info.keyID = key.ID
-		plan, err := s.faultPlan(r, &key)
-		if err != nil {
-			fail(err)
-			return
-		}
-		roll := s.dice.Roll(key.ID, plan)
-		if roll.Delay > 0 {
-			s.metrics.fault(rt.name, "delay")
-			info.fault = "delay"
-			if err := s.sleep(ctx, roll.Delay); err != nil {
-				return // the client went away
-			}
-		}
-		if roll.Status == http.StatusTooManyRequests {
-			s.inject(info, rt.name, roll)
-			fail(injected(roll, plan))
-			return
-		}
-		if err := s.allow(ctx, w.Header(), &key); err != nil {
-			fail(err)
-			return
-		}
-		gateway := s.upstream != nil && !rt.free && !rt.local
-		a, err := rt.parse(r, s.now(), gateway)
-		if err != nil {
-			fail(err)
-			return
-		}
-		idem, err := idempotency(r, a, key.ID, s.now())
-		if err != nil {
-			fail(err)
-			return
-		}
-		if idem != nil && !rt.free {
-			if replayed, err := s.replay(ctx, w, idem); replayed || err != nil {
-				if err != nil {
-					fail(err)
-				}
-				return
-			}
-		}
-		if !rt.free && key.Balance <= 0 {
-			fail(errInsufficient)
-			return
-		}
-		if roll.Status == http.StatusInternalServerError {
-			s.inject(info, rt.name, roll)
-			fail(injected(roll, plan))
-			return
-		}
-		a.key, a.plan = &key, plan
 		if rt.stream != nil {
-			s.streamed(w, r, rt, a)
+			s.streamed(w, r, rt, c.a)
 			return
 		}
-		serve := rt.serve
-		if gateway {
-			serve = s.serveUpstream(rt, r)
+		page, items, ok := c.page()
+		if ok && c.charge(page, items) {
+			writeBody(w, http.StatusOK, page)
 		}
-		var (
-			page  []byte
-			items int
-		)
-		cacheKey, cacheable := pageKey(r, rt, a, gateway)
-		cacheable = cacheable && s.pages != nil && vs.Content >= 0
-		if cacheable {
-			var hit bool
-			page, items, hit = s.pages.get(vs.Content, cacheKey)
-			s.metrics.pageCache(hit)
-			cacheable = !hit // a miss: the page made below is kept
-		}
-		if page == nil {
-			body, n, err := serve(ctx, s, a)
-			if err != nil {
-				fail(s.classify(rt, err))
-				return
-			}
-			buf := s.buffers.get()
-			defer s.buffers.put(buf)
-			if raw, ok := body.(rawJSON); ok {
-				buf.Write(raw)
-			} else if err := encodeJSON(buf, body); err != nil {
-				fail(err)
-				return
-			}
-			page, items = buf.Bytes(), n
-			if cacheable {
-				page = bytes.Clone(page)
-				s.pages.put(vs.Content, cacheKey, page, items)
-			}
-		}
-		if !rt.free {
-			if idem != nil {
-				idem.Body = page
-			}
-			charging := time.Now()
-			amount, _, err := s.biller.Charge(ctx, social.Debit{KeyID: key.ID, RequestID: info.id,
-				Endpoint: rt.name, Items: items, Response: idem})
-			s.metrics.debit(time.Since(charging))
-			switch {
-			case errors.Is(err, social.ErrInsufficientBalance):
-				err = errInsufficient
-			case idem != nil && errors.Is(err, social.ErrConflict):
-				// The same Idempotency-Key was paid for meanwhile: answer
-				// what that request got.
-				if replayed, rerr := s.replay(ctx, w, idem); replayed || rerr != nil {
-					if rerr != nil {
-						fail(rerr)
-					}
-					return
-				}
-			}
-			if err != nil {
-				fail(err)
-				return
-			}
-			info.items, info.charged = items, amount
-			s.metrics.charge(rt.name, items, amount)
-		}
-		writeBody(w, http.StatusOK, page)
 	}
+}
+
+// passage is one request on its way through a route's steps. Each step
+// returns false when it has answered the request (an error) and nothing
+// more is to be done.
+type passage struct {
+	s    *server
+	rt   *route
+	w    http.ResponseWriter
+	r    *http.Request
+	ctx  context.Context
+	info *reqInfo
+	key  social.APIKey
+	vs   social.Versions
+	plan fault.Plan
+	roll fault.Outcome
+	// body is the request body as read (readBody), or bodyErr why it
+	// could not be; parse answers either in its place among the checks.
+	body    []byte
+	bodyErr error
+	a       *args
+	idem    *social.StoredResponse
+	gateway bool
+	// releases undo what the steps took (the key's hold, a slot).
+	releases []func()
+}
+
+// fail answers err and stops the steps. An answer before the request's
+// body was read closes the connection after it: net/http would otherwise
+// read what is left of the body first, as slowly as it comes.
+func (c *passage) fail(err error) bool {
+	if c.body == nil && c.bodyErr == nil && c.r.ContentLength != 0 {
+		c.w.Header().Set("Connection", "close")
+	}
+	writeError(c.w, c.r, c.s.log, err)
+	return false
+}
+
+// release gives back what the steps took.
+func (c *passage) release() {
+	for _, f := range c.releases {
+		f()
+	}
+}
+
+// method refuses another method than the route's (HEAD too: a response
+// without its body is not sold): 405 with Allow.
+func (c *passage) method() bool {
+	if c.r.Method == c.rt.method {
+		return true
+	}
+	c.w.Header().Set("Allow", c.rt.method)
+	return c.fail(errMethod)
+}
+
+// authenticate finds the caller's key (401 without one).
+func (c *passage) authenticate() bool {
+	key, vs, err := c.s.authenticate(c.ctx, c.rt, c.r.Header.Get("Authorization"))
+	if errors.Is(err, billing.ErrUnauthenticated) {
+		err = errUnauthenticated
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	c.key, c.vs = key, vs
+	c.info.keyID = key.ID
+	return true
+}
+
+// hold counts the request against its key's share of the server
+// (Config.MaxPerKey): a key with that many requests under way is answered
+// 429 at once, so that no key can hold the server's slots or memory.
+func (c *passage) hold() bool {
+	if !c.s.holds.take(c.key.ID) {
+		return c.fail(errKeyBusy)
+	}
+	c.releases = append(c.releases, func() { c.s.holds.put(c.key.ID) })
+	return true
+}
+
+// sandbox reads the key's fault plan (a bad X-Roost-Fault header is 422
+// here), rolls its dice, waits out a delay and answers an injected 429.
+func (c *passage) sandbox() bool {
+	plan, err := c.s.faultPlan(c.r, &c.key)
+	if err != nil {
+		return c.fail(err)
+	}
+	c.plan, c.roll = plan, c.s.dice.Roll(c.key.ID, plan)
+	if c.roll.Delay > 0 {
+		c.s.metrics.fault(c.rt.name, "delay")
+		c.info.fault = "delay"
+		if err := c.s.sleep(c.ctx, c.roll.Delay); err != nil {
+			return c.fail(err) // the client went away
+		}
+	}
+	if c.roll.Status == http.StatusTooManyRequests {
+		c.s.inject(c.info, c.rt.name, c.roll)
+		return c.fail(injected(c.roll, c.plan))
+	}
+	return true
+}
+
+// limit takes a token of the key's rate limit (429 without one).
+func (c *passage) limit() bool {
+	if err := c.s.allow(c.ctx, c.w.Header(), &c.key); err != nil {
+		return c.fail(err)
+	}
+	return true
+}
+
+// readBody reads a route's request body before the request takes one of
+// the server's slots, so that a body trickling in holds nothing but its
+// key's hold; it must arrive within bodyTime of its length. A paid route's
+// key that cannot pay is answered 402 before its body is read, unless the
+// request carries an Idempotency-Key (a kept response is replayed free).
+// The server's own ReadTimeout, when shorter, still bounds the body.
+// Once the body is read whole its deadline is lifted.
+func (c *passage) readBody() bool {
+	if c.rt.body == bodyNone {
+		return true
+	}
+	if !c.rt.free && c.key.Balance <= 0 && c.r.Header.Get(headerIdempotencyKey) == "" {
+		return c.fail(errInsufficient)
+	}
+	if !jsonBody(c.r) {
+		return true // 415 in parse: the body is not read
+	}
+	rc := http.NewResponseController(c.w)
+	rc.SetReadDeadline(bodyDeadline(c.r, time.Now())) //nolint:errcheck // not every writer has deadlines
+	if c.body, c.bodyErr = readBody(c.r); c.bodyErr == nil {
+		// A body cut short keeps its deadline: net/http reads what is
+		// left of it before it answers, and must not wait for it.
+		rc.SetReadDeadline(time.Time{}) //nolint:errcheck // as above
+	}
+	return true
+}
+
+// admit takes one of the server's slots (Config.MaxConcurrent) for the
+// work: 503 with Retry-After when none is free.
+func (c *passage) admit() bool {
+	if c.s.slots == nil {
+		return true
+	}
+	select {
+	case c.s.slots <- struct{}{}:
+		c.releases = append(c.releases, func() { <-c.s.slots })
+		return true
+	default:
+		return c.fail(errBusy)
+	}
+}
+
+// parse validates the request's parameters and body (422, 413, 415,
+// 400) and reads its Idempotency-Key.
+func (c *passage) parse() bool {
+	c.gateway = c.s.upstream != nil && !c.rt.free && !c.rt.local
+	a, err := c.rt.parse(c.r, c.body, c.bodyErr, c.s.now(), c.gateway)
+	if err != nil {
+		return c.fail(err)
+	}
+	c.a = a
+	if c.idem, err = idempotency(c.r, a, c.key.ID, c.s.now()); err != nil {
+		return c.fail(err)
+	}
+	return true
+}
+
+// replayKept answers a repeated Idempotency-Key of a paid route with the
+// response kept for it, free.
+func (c *passage) replayKept() bool {
+	if c.idem == nil || c.rt.free {
+		return true
+	}
+	replayed, err := c.s.replay(c.ctx, c.w, c.idem)
+	if err != nil {
+		return c.fail(err)
+	}
+	return !replayed
+}
+
+// funded refuses a paid route to a key whose balance is not positive
+// (402).
+func (c *passage) funded() bool {
+	if !c.rt.free && c.key.Balance <= 0 {
+		return c.fail(errInsufficient)
+	}
+	return true
+}
+
+// injected answers the sandbox's injected 500, and hands the key and plan
+// to the work.
+func (c *passage) injected() bool {
+	if c.roll.Status == http.StatusInternalServerError {
+		c.s.inject(c.info, c.rt.name, c.roll)
+		return c.fail(injected(c.roll, c.plan))
+	}
+	c.a.key, c.a.plan = &c.key, c.plan
+	return true
+}
+
+// page is the answer's body and billable items: from the page cache, or
+// made by the route (or upstream, in gateway mode) and kept there.
+func (c *passage) page() ([]byte, int, bool) {
+	s, rt, a := c.s, c.rt, c.a
+	serve := rt.serve
+	if c.gateway {
+		serve = s.serveUpstream(rt, c.r)
+	}
+	cacheKey, cacheable := pageKey(c.r, rt, a, c.gateway)
+	cacheable = cacheable && s.pages != nil && c.vs.Content >= 0
+	if cacheable {
+		if page, items, hit := s.pages.get(c.vs.Content, cacheKey); hit {
+			s.metrics.pageCache(true)
+			return page, items, true
+		}
+		s.metrics.pageCache(false)
+	}
+	body, items, err := serve(c.ctx, s, a)
+	if err != nil {
+		return nil, 0, c.fail(s.classify(rt, err))
+	}
+	buf := s.buffers.get()
+	c.releases = append(c.releases, func() { s.buffers.put(buf) })
+	if raw, ok := body.(rawJSON); ok {
+		buf.Write(raw)
+	} else if err := encodeJSON(buf, body); err != nil {
+		return nil, 0, c.fail(err)
+	}
+	page := buf.Bytes()
+	if cacheable {
+		page = bytes.Clone(page)
+		s.pages.put(c.vs.Content, cacheKey, page, items)
+	}
+	return page, items, true
+}
+
+// charge debits a paid route's page (keeping it under its Idempotency-Key
+// in the same transaction). A client gone before the debit is not
+// charged; a debit refused for its balance is 402; the same
+// Idempotency-Key paid for meanwhile answers what that request got.
+func (c *passage) charge(page []byte, items int) bool {
+	if c.rt.free {
+		return true
+	}
+	if err := c.ctx.Err(); err != nil {
+		return c.fail(err) // the client went away: nothing is charged
+	}
+	if c.idem != nil {
+		c.idem.Body = page
+	}
+	charging := time.Now()
+	amount, _, err := c.s.biller.Charge(c.ctx, social.Debit{KeyID: c.key.ID, RequestID: c.info.id,
+		Endpoint: c.rt.name, Items: items, Response: c.idem})
+	c.s.metrics.debit(time.Since(charging))
+	switch {
+	case errors.Is(err, social.ErrInsufficientBalance):
+		err = errInsufficient
+	case c.idem != nil && errors.Is(err, social.ErrConflict):
+		// The same Idempotency-Key was paid for meanwhile: answer what
+		// that request got.
+		if replayed, rerr := c.s.replay(c.ctx, c.w, c.idem); replayed || rerr != nil {
+			if rerr != nil {
+				c.fail(rerr)
+			}
+			return false
+		}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	c.info.items, c.info.charged = items, amount
+	c.s.metrics.charge(c.rt.name, items, amount)
+	return true
 }
 
 // noVersions caches nothing.

@@ -144,9 +144,9 @@ func errorDocs() map[string]string {
 		"413": "Request body too large (over 1 MiB)",
 		"415": "Content-Type must be application/json",
 		"422": "a parameter is invalid (errors names it), or the search is too expensive",
-		"429": "Too many requests; Retry-After says when to retry (also injected by the key's fault plan or X-Roost-Fault, never charged)",
+		"429": "Too many requests: the key's rate limit, or its share of requests under way at once; Retry-After says when to retry (also injected by the key's fault plan or X-Roost-Fault, never charged)",
 		"500": "Failed to fetch data from Twitter (the cause is in the log; also injected by a fault plan, never charged)",
-		"503": "Server busy (too many requests at once) or not ready; Retry-After",
+		"503": "Server busy (too many requests at once), not ready, or its database out of reach (a failover, a lost connection; nothing charged); Retry-After",
 	}
 }
 

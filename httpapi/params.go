@@ -60,10 +60,10 @@ const (
 )
 
 // parse validates everything a route takes, in a fixed order: path
-// parameter, type, query, cursor, body. The first problem is the answer.
-// In gateway mode cursors are upstream's: they are not decoded here but
-// passed upstream verbatim.
-func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, error) {
+// parameter, type, query, cursor, body (as readBody read it, or why it
+// could not). The first problem is the answer. In gateway mode cursors are
+// upstream's: they are not decoded here but passed upstream verbatim.
+func (rt *route) parse(r *http.Request, body []byte, bodyErr error, now time.Time, gateway bool) (*args, error) {
 	a := &args{limit: rt.limit}
 	scope := []string{rt.name}
 	qs, err := queryValues(r.URL.RawQuery)
@@ -165,7 +165,7 @@ func (rt *route) parse(r *http.Request, now time.Time, gateway bool) (*args, err
 		}
 	}
 	if rt.body != bodyNone {
-		if err := a.parseBody(r, rt.body); err != nil {
+		if err := a.parseBody(r, body, bodyErr, rt.body); err != nil {
 			return nil, err
 		}
 	}
@@ -254,25 +254,71 @@ const (
 	bodyObject             // a JSON object whose fields the route reads
 )
 
-// parseBody reads a JSON body of at most maxBodyBytes. A Content-Type other
-// than application/json is 415; a missing Content-Type is accepted when the
-// body parses as JSON.
-func (a *args) parseBody(r *http.Request, kind bodyKind) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return errUnsupported
+// Request bodies arrive within bodyGrace plus their length at bodyRate
+// (bodyTime); one that comes slower is the client's doing (400).
+const (
+	bodyGrace = 5 * time.Second
+	bodyRate  = 16 << 10 // bytes a second
+)
+
+// bodyTime is how long a body of n bytes may take to arrive (n < 0:
+// unknown, as long as the longest body allowed).
+func bodyTime(n int64) time.Duration {
+	if n < 0 || n > maxBodyBytes {
+		n = maxBodyBytes
+	}
+	return bodyGrace + time.Duration(n)*time.Second/bodyRate
+}
+
+// bodyDeadline is when a request's body must have arrived if its reading
+// starts now: bodyTime of its length, or the server's ReadTimeout from now
+// when that comes first.
+func bodyDeadline(r *http.Request, now time.Time) time.Time {
+	d := now.Add(bodyTime(r.ContentLength))
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 {
+		if t := now.Add(srv.ReadTimeout); t.Before(d) {
+			d = t
 		}
 	}
+	return d
+}
+
+// jsonBody reports whether a request's body may be JSON: its Content-Type
+// is application/json, or it has none. Another is 415 (parseBody).
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// readBody reads a request body of at most maxBodyBytes: 413 beyond it,
+// 400 for one that ended before its Content-Length or came too slowly.
+func readBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errTooLarge
+			return nil, errTooLarge
 		}
 		// The body ended before its Content-Length, or came slower
-		// than the server's read timeout: the client's doing.
-		return badBody(err)
+		// than its deadline: the client's doing.
+		return nil, badBody(err)
+	}
+	return data, nil
+}
+
+// parseBody checks a JSON body as readBody read it (or the error it met).
+// A Content-Type other than application/json is 415; a missing
+// Content-Type is accepted when the body parses as JSON.
+func (a *args) parseBody(r *http.Request, data []byte, readErr error, kind bodyKind) error {
+	if !jsonBody(r) {
+		return errUnsupported
+	}
+	if readErr != nil {
+		return readErr
 	}
 	a.body = data
 	if kind == bodyObject {
@@ -300,6 +346,7 @@ func (a *args) parseBody(r *http.Request, kind bodyKind) error {
 	if len(entries) < 1 || len(entries) > maxBatch {
 		return invalid(field, fmt.Sprintf("must have 1 to %d entries, not %d", maxBatch, len(entries)))
 	}
+	var err error
 	if kind == bodyIDs {
 		a.ids, err = parseBatchIDs(entries)
 	} else {

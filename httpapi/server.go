@@ -56,8 +56,14 @@ type Config struct {
 	Version string
 	// MaxConcurrent caps the requests served at once; one beyond it is
 	// answered 503 with Retry-After at once (0: DefaultMaxConcurrent,
-	// negative: no cap). Health, readiness and metrics are not counted.
+	// negative: no cap). Health, readiness and metrics are not counted,
+	// nor is a request while its body arrives.
 	MaxConcurrent int
+	// MaxPerKey caps the requests one key has under way at once, its body
+	// arriving included; one beyond it is answered 429 with Retry-After at
+	// once (0: an eighth of MaxConcurrent, none when that is 0; negative:
+	// no cap).
+	MaxPerKey int
 	// Sleep waits out a delay a fault plan adds, or until ctx is done
 	// (nil: a timer; tests count the delays instead).
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -94,6 +100,8 @@ type server struct {
 	// slots holds a token per request being served (Config.MaxConcurrent);
 	// nil: no cap.
 	slots chan struct{}
+	// holds counts each key's requests under way (Config.MaxPerKey).
+	holds *keyHolds
 	// dice decide the sandbox's injected failures per key; sleep waits
 	// out its delays (Config.Sleep).
 	dice  *fault.Dice
@@ -168,6 +176,13 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	if cfg.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
+	if cfg.MaxPerKey == 0 {
+		cfg.MaxPerKey = cfg.MaxConcurrent / 8
+		if cfg.MaxPerKey <= 0 {
+			cfg.MaxPerKey = -1
+		}
+	}
+	s.holds = newKeyHolds(cfg.MaxPerKey)
 	// Registered for every method: the endpoint answers a wrong one (HEAD
 	// too) 405 with its own Allow. A path of several routes (a monitor's
 	// GET, PATCH and DELETE) picks its route by method.
@@ -213,7 +228,15 @@ type reqInfo struct {
 	items   int
 	charged int64
 	fault   string // what the sandbox injected: "429", "500", "delay", "delay+429", …
+	// gone: the client closed the connection before its answer; logged
+	// and counted as StatusClientClosed, whatever was written.
+	gone bool
 }
+
+// StatusClientClosed is the status logged and counted for a request whose
+// client went away before its answer (nginx's 499): never a 5xx, since
+// the server did not fail.
+const StatusClientClosed = 499
 
 // routeUnmatched is the route of a request no handler claimed.
 const routeUnmatched = "unmatched"
@@ -249,10 +272,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, info: info}
 	sw.Header().Set("X-Request-Id", info.id)
 	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
+		p := recover()
+		if p != nil && p != http.ErrAbortHandler {
 			err := fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 			if sw.status == 0 {
 				writeError(sw, r, s.log, err)
@@ -260,14 +281,21 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.log.ErrorContext(r.Context(), "panic after the response began", "request_id", info.id, "err", err)
 			}
 		}
+		status := sw.code()
+		if info.gone {
+			status = StatusClientClosed
+		}
 		elapsed := time.Since(start)
-		s.metrics.observe(info, sw.code(), elapsed)
+		s.metrics.observe(info, status, elapsed)
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", info.id), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.String("route", info.route),
-			slog.Int("status", sw.code()), slog.Duration("duration", elapsed),
+			slog.Int("status", status), slog.Duration("duration", elapsed),
 			slog.Int64("key_id", info.keyID), slog.Int("items", info.items),
 			slog.Int64("charged_micro_usd", info.charged), slog.String("fault", info.fault))
+		if p == http.ErrAbortHandler {
+			panic(p) // a streamed answer cut short: net/http drops the connection
+		}
 	}()
 	if s.cors.apply(sw, r) {
 		info.route = "preflight"
@@ -281,28 +309,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, r, s.log, errUnknown)
 		return
 	}
-	if s.slots != nil && !unmetered(r.URL.Path) {
-		select {
-		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-		default:
-			info.route = "busy"
-			writeError(sw, r, s.log, errBusy)
-			return
-		}
-	}
+	// The API's endpoints take a slot of the server themselves, once
+	// their request is read (handler.go: admit); the other paths (probes,
+	// metrics, the API's description, the search page's files) are cheap
+	// and must answer while the API is busy.
 	s.mux.ServeHTTP(sw, r)
-}
-
-// unmetered reports the paths served beyond the cap on concurrent
-// requests: probes, monitoring and the API's description must answer
-// while the API is busy.
-func unmetered(path string) bool {
-	switch path {
-	case "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs":
-		return true
-	}
-	return false
 }
 
 // statusWriter remembers the status written. While no handler of this

@@ -48,6 +48,7 @@ type serveConfig struct {
 	origins        listValue
 	logFormat      string
 	maxConcurrent  int
+	maxPerKey      int
 	pageCacheMiB   int
 	config         string
 	printConfig    bool
@@ -101,7 +102,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.Var(&c.origins, "cors-origins", "comma-separated origins whose browser clients may call the API (* for any; default none)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json (one access line per request)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
-		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted)")
+		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted; a request body still arriving takes no slot)")
+	fs.IntVar(&c.maxPerKey, "max-concurrent-per-key", 0,
+		"requests one key may have under way at once, bodies still arriving included; beyond it 429 with Retry-After (0: an eighth of --max-concurrent)")
 	fs.IntVar(&c.pageCacheMiB, "page-cache", httpapi.DefaultPageCacheBytes>>20,
 		"MiB of rendered paid pages kept for repeated requests (0: none); any data write empties it, so no page is older "+
 			"than the data (not with --upstream, which has its own cache, nor with --db-read replicas, whose lag would outlive it)")
@@ -156,6 +159,8 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 		return nil, nil, nil, usageError("--rate-limit must be more than 0")
 	case c.maxConcurrent <= 0:
 		return nil, nil, nil, usageError("--max-concurrent must be more than 0")
+	case c.maxPerKey < 0:
+		return nil, nil, nil, usageError("--max-concurrent-per-key must be 0 (an eighth of --max-concurrent) or more")
 	case c.pageCacheMiB < 0:
 		return nil, nil, nil, usageError("--page-cache must be 0 (none) or more MiB")
 	case c.logFormat != "text" && c.logFormat != "json":
@@ -292,7 +297,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	cfg := httpapi.Config{Price: c.price.micros, RateLimit: c.rate, SearchTimeout: c.searchTimeout,
-		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, Version: version(), Registry: reg,
+		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, MaxPerKey: c.maxPerKey, Version: version(), Registry: reg,
 		PageCacheBytes: int64(c.pageCacheMiB) << 20}
 	if c.pageCacheMiB == 0 {
 		cfg.PageCacheBytes = -1
