@@ -8,15 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
-	"github.com/roostapi/roost/storetest"
+	"github.com/roostapi/roost/storetest/engines"
 )
 
 // hostileText are values no store can hold: NUL bytes and invalid UTF-8.
@@ -73,29 +70,9 @@ func adminTextCases(id int64) []adminTextCase {
 // SQLSTATE 22021).
 func TestAdminHostileText(t *testing.T) {
 	ctx := context.Background()
-	for _, eng := range []struct {
-		name string
-		open func(t *testing.T) Store
-	}{
-		{"sqlite", func(t *testing.T) Store {
-			st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		}},
-		{"postgres", func(t *testing.T) Store {
-			st, err := postgres.Open(ctx, storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		}},
-	} {
-		t.Run(eng.name, func(t *testing.T) {
-			st := eng.open(t)
+	for _, eng := range engines.All() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := eng.Open(t)
 			svc := &Service{Store: st}
 			_, k, err := svc.Create(ctx, "ops", 5_000_000, 0, "")
 			if err != nil {

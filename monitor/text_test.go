@@ -3,22 +3,14 @@ package monitor
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
 	"github.com/roostapi/roost/sqlstore"
 	"github.com/roostapi/roost/storetest"
+	"github.com/roostapi/roost/storetest/engines"
 )
-
-// store is what the service needs of an engine.
-type store interface {
-	social.Store
-	Monitors() sqlstore.Monitors
-}
 
 // TestUnstorableText: the service refuses what search refuses, a NUL byte
 // or invalid UTF-8 in a search monitor's query, a user monitor's screen
@@ -27,26 +19,9 @@ type store interface {
 // stores nothing.
 func TestUnstorableText(t *testing.T) {
 	ctx := context.Background()
-	for name, open := range map[string]func(t *testing.T) store{
-		"sqlite": func(t *testing.T) store {
-			st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		},
-		"postgres": func(t *testing.T) store {
-			st, err := postgres.Open(ctx, storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			st := open(t)
+	for _, eng := range engines.All() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := eng.Open(t)
 			t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 			if _, err := st.Write(ctx, &social.Batch{Users: []social.User{{ID: 1, ScreenName: "abc", CreatedAt: t0}}}); err != nil {
 				t.Fatal(err)
