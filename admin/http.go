@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -8,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +30,13 @@ func Handler(svc *Service, token string, log *slog.Logger) http.Handler {
 	}
 	h := &handler{svc: svc, digest: sha256.Sum256([]byte(token)), log: log, mux: http.NewServeMux()}
 	for _, rt := range routes() {
-		h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) { rt.handle(h, w, r) })
+		h.mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
+			if problem := textProblem(r, rt); problem != "" {
+				writeError(w, http.StatusUnprocessableEntity, problem)
+				return
+			}
+			rt.handle(h, w, r)
+		})
 	}
 	doc, err := json.Marshal(Document())
 	if err != nil { // the document's types are fixed: only a broken build fails here
@@ -68,6 +78,52 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mux.ServeHTTP(rec, r)
+}
+
+// textProblem checks a request's text inputs, before its route reads
+// them: its path values, query parameters (names and values) and JSON
+// body (every string, at any depth). What no store can hold (a NUL byte,
+// invalid UTF-8: social.CheckText) is named with the input; "" when all
+// can be stored. The body read is put back for the route.
+func textProblem(r *http.Request, rt route) string {
+	for rest := rt.path; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			break
+		}
+		name, tail, _ := strings.Cut(after, "}")
+		if err := social.CheckText(r.PathValue(name)); err != nil {
+			return name + " " + err.Error()
+		}
+		rest = tail
+	}
+	q, _ := url.ParseQuery(r.URL.RawQuery) // a pair that cannot be decoded is left out, as by r.URL.Query
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if err := social.CheckText(name); err != nil {
+			return fmt.Sprintf("query parameter name %q %v", name, err)
+		}
+		for _, v := range q[name] {
+			if err := social.CheckText(v); err != nil {
+				return name + " " + err.Error()
+			}
+		}
+	}
+	if rt.request == nil {
+		return ""
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), r.Body))
+	if err != nil {
+		return "" // the route's decoding meets the failure
+	}
+	field, err := social.CheckJSONText(data)
+	switch {
+	case err == nil:
+		return ""
+	case field == "":
+		field = "body"
+	}
+	return field + " " + err.Error()
 }
 
 // statusRecorder remembers the status of a response for the log.

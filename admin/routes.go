@@ -33,7 +33,7 @@ func routes() []route {
 	until := queryParam{"until", "before this time (RFC 3339, or YYYY-MM-DD)"}
 	endpoint := queryParam{"endpoint", "only this endpoint (a route name, as in the ledger)"}
 	return []route{
-		{"GET", "/admin/keys", "List every key, revoked ones too", (*handler).list, nil, 200, reflect.TypeFor[keysBody](), nil, nil},
+		{"GET", "/admin/keys", "List every key, revoked ones too", (*handler).list, nil, 200, reflect.TypeFor[keysBody](), nil, []int{422}},
 		{"POST", "/admin/keys", "Create a key; the answer shows its secret this once", (*handler).create,
 			reflect.TypeFor[createRequest](), 201, secret, nil, []int{400, 422}},
 		{"GET", "/admin/keys/{id}", "One key", (*handler).get, nil, 200, acct, nil, []int{404, 422}},

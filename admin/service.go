@@ -33,8 +33,9 @@ const (
 )
 
 // Create makes a key with an opening credit (micro-USD, >= 0), a rate
-// limit (requests per minute, 0: the server's default) and a fault plan
-// (package fault's text; "": none). It returns the secret, shown once and
+// limit (requests per minute, 0: the server's default), a fault plan
+// (package fault's text; "": none) and a name that any store can hold
+// (social.CheckText). It returns the secret, shown once and
 // never stored, with the account.
 func (s *Service) Create(ctx context.Context, name string, credit int64, rateLimit int, faultPlan string) (string, social.APIKey, error) {
 	if credit < 0 {
@@ -42,6 +43,9 @@ func (s *Service) Create(ctx context.Context, name string, credit int64, rateLim
 	}
 	if rateLimit < 0 {
 		return "", social.APIKey{}, fmt.Errorf("rate limit must not be negative: %w", social.ErrInvalid)
+	}
+	if err := social.CheckText(name); err != nil {
+		return "", social.APIKey{}, fmt.Errorf("name %w", err)
 	}
 	plan, err := checkFault(faultPlan)
 	if err != nil {
@@ -143,6 +147,9 @@ func (s *Service) Ledger(ctx context.Context, f social.LedgerFilter) (social.Pag
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return social.Page[social.LedgerEntry]{}, fmt.Errorf("since must be before until: %w", social.ErrInvalid)
 	}
+	if err := social.CheckText(f.Endpoint); err != nil {
+		return social.Page[social.LedgerEntry]{}, fmt.Errorf("endpoint %w", err)
+	}
 	return s.Store.LedgerPage(ctx, f)
 }
 
@@ -150,6 +157,9 @@ func (s *Service) Ledger(ctx context.Context, f social.LedgerFilter) (social.Pag
 func (s *Service) Usage(ctx context.Context, f social.UsageFilter) ([]social.Usage, error) {
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return nil, fmt.Errorf("since must be before until: %w", social.ErrInvalid)
+	}
+	if err := social.CheckText(f.Endpoint); err != nil {
+		return nil, fmt.Errorf("endpoint %w", err)
 	}
 	return s.Store.Usage(ctx, f)
 }

@@ -7,21 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/sqlstore"
-	"github.com/roostapi/roost/storetest"
+	"github.com/roostapi/roost/storetest/engines"
 )
-
-// openPostgres opens a store on a fresh schema.
-func openPostgres(t *testing.T) *postgres.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 func TestReclaimSQLite(t *testing.T) {
 	st := openSQLite(t, filepath.Join(t.TempDir(), "gw.db"))
@@ -29,7 +17,7 @@ func TestReclaimSQLite(t *testing.T) {
 	testReclaim(t, st)
 }
 
-func TestReclaimPostgres(t *testing.T) { testReclaim(t, openPostgres(t)) }
+func TestReclaimPostgres(t *testing.T) { testReclaim(t, engines.Postgres(t)) }
 
 // testReclaim: a reservation left by a crash (taken, never settled) holds
 // the whole budget, so requests that need upstream get 402 with no
@@ -109,7 +97,7 @@ func TestPruneSQLite(t *testing.T) {
 	testPrune(t, st)
 }
 
-func TestPrunePostgres(t *testing.T) { testPrune(t, openPostgres(t)) }
+func TestPrunePostgres(t *testing.T) { testPrune(t, engines.Postgres(t)) }
 
 // testPrune: Maintain deletes the cached pages older than CacheMaxAge and
 // keeps the others; with no maximum age nothing is deleted.

@@ -16,10 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/postgres"
 	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
-	"github.com/roostapi/roost/storetest"
+	storeengines "github.com/roostapi/roost/storetest/engines"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -39,30 +37,14 @@ type engine struct {
 // SQLite file and PostgreSQL (a fresh schema of ROOST_TEST_POSTGRES; skipped
 // when it is unset, failing under CI=true).
 func engines() []engine {
-	return []engine{{"sqlite", openSQLite}, {"postgres", openPostgres}}
+	var out []engine
+	for _, e := range storeengines.All() {
+		out = append(out, engine{e.Name, func(t testing.TB) social.Store { return e.Open(t) }})
+	}
+	return out
 }
 
-func openSQLite(t testing.TB) social.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-func openPostgres(t testing.TB) social.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Registered after FreshSchema's cleanup, so it runs before the schema
-	// is dropped.
-	t.Cleanup(func() { st.Close() })
-	return st
-}
+func openSQLite(t testing.TB) social.Store { return engines()[0].open(t) }
 
 // eachEngine runs test as one subtest per engine.
 func eachEngine(t *testing.T, test func(t *testing.T, eng engine)) {

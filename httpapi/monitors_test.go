@@ -66,8 +66,15 @@ func (rc *receiver) all() []delivered {
 // monitorEnv is an env whose monitor service the test steps by hand.
 func monitorEnv(t *testing.T, eng engine, opt monitor.Options) (*env, *monitor.Service) {
 	t.Helper()
+	return monitorEnvOf(t, eng, monitorWorld(0), opt)
+}
+
+// monitorEnvOf is an env over batch whose monitor service the test steps
+// by hand.
+func monitorEnvOf(t testing.TB, eng engine, batch *social.Batch, opt monitor.Options) (*env, *monitor.Service) {
+	t.Helper()
 	st := eng.open(t)
-	if _, err := st.Write(context.Background(), monitorWorld(0)); err != nil {
+	if _, err := st.Write(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	opt.AllowPrivate = true

@@ -70,6 +70,9 @@ func (rt *route) parse(r *http.Request, body []byte, bodyErr error, now time.Tim
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPath(r, rt.param, rt.param2); err != nil {
+		return nil, err
+	}
 	value := r.PathValue(rt.param)
 	if rt.inQuery {
 		value = qs.Get(rt.param)
@@ -180,7 +183,8 @@ func (rt *route) parse(r *http.Request, body []byte, bodyErr error, now time.Tim
 // queryValues parses a query string as url.ParseQuery does, except that a
 // pair that cannot be decoded (a stray or bad % escape) is an error naming
 // its parameter instead of a pair silently left out (a garbled cursor must
-// not read as the first page), and ';' is a plain character.
+// not read as the first page), ';' is a plain character, and a name or
+// value that no store can hold (social.CheckText) is an error naming it.
 func queryValues(raw string) (url.Values, error) {
 	v := url.Values{}
 	for raw != "" {
@@ -194,13 +198,42 @@ func queryValues(raw string) (url.Values, error) {
 		if err != nil {
 			return nil, invalid("query string", fmt.Sprintf("parameter name %q is not valid percent-encoding", rawKey))
 		}
+		if err := social.CheckText(key); err != nil {
+			return nil, invalid("query string", fmt.Sprintf("parameter name %q %v", key, err))
+		}
 		value, err := url.QueryUnescape(rawValue)
 		if err != nil {
 			return nil, invalid(key, "is not valid percent-encoding")
 		}
+		if err := checkText(key, value); err != nil {
+			return nil, err
+		}
 		v[key] = append(v[key], value)
 	}
 	return v, nil
+}
+
+// checkText is the edge check of one text input: a NUL byte or invalid
+// UTF-8 (social.CheckText) is a 422 naming param.
+func checkText(param, value string) error {
+	if err := social.CheckText(value); err != nil {
+		return invalid(param, err.Error())
+	}
+	return nil
+}
+
+// checkPath checks the route's path values (text once their escapes are
+// decoded), before any route reads them.
+func checkPath(r *http.Request, params ...string) error {
+	for _, p := range params {
+		if p == "" {
+			continue
+		}
+		if err := checkText(p, r.PathValue(p)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // queryProblem says what is wrong with a query, without internals.
@@ -321,6 +354,9 @@ func (a *args) parseBody(r *http.Request, data []byte, readErr error, kind bodyK
 		return readErr
 	}
 	a.body = data
+	if err := checkBodyText(data); err != nil {
+		return err
+	}
 	if kind == bodyObject {
 		if err := strictUnmarshal(data, &a.fields); err != nil || a.fields == nil {
 			return invalid("body", "must be a JSON object")
@@ -353,6 +389,20 @@ func (a *args) parseBody(r *http.Request, data []byte, readErr error, kind bodyK
 		a.names, err = parseBatchNames(entries)
 	}
 	return err
+}
+
+// checkBodyText refuses a body holding a string that no store can hold
+// (social.CheckJSONText), naming the top-level field it sits in ("body"
+// for a top-level key, or a body that is not an object).
+func checkBodyText(data []byte) error {
+	field, err := social.CheckJSONText(data)
+	if err == nil {
+		return nil
+	}
+	if field == "" {
+		field = "body"
+	}
+	return invalid(field, err.Error())
 }
 
 // strictUnmarshal decodes exactly one JSON value, numbers kept as text.

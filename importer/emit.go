@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/roostapi/roost/social"
@@ -16,6 +17,13 @@ type item struct {
 	// extra marks values that ride along with records (profiles from a
 	// page's includes) and are not records themselves.
 	extra bool
+	// at locates the record (its file, and its line or JSON path when it
+	// has one), for the summary's count of repaired text and --strict.
+	at RecordError
+	// repair is what repairText did to batch, when repaired is set (the
+	// decoding workers repair in parallel); the emitter repairs the rest.
+	repair   textRepair
+	repaired bool
 }
 
 // relKey identifies a relation row within one batch.
@@ -32,6 +40,9 @@ type emitter struct {
 	sum   *Summary
 	conv  *convTracker
 	flush func(*social.Batch) error
+	// strict refuses a record holding text that no store can hold
+	// (errStrict) instead of repairing it.
+	strict bool
 
 	cur    social.Batch
 	users  map[int64]int
@@ -79,6 +90,19 @@ func (e *emitter) add(it item) error {
 	}
 	if !it.extra {
 		e.sum.Read++
+	}
+	r := it.repair
+	if !it.repaired {
+		r = repairText(b)
+	}
+	if r.fields > 0 {
+		if e.strict {
+			at := it.at
+			at.Reason = fmt.Sprintf("%s %v (without --strict each such byte is imported as U+FFFD)", r.first, r.problem)
+			e.sum.bad(at)
+			return errStrict
+		}
+		e.sum.repaired(it.at.File, r.fields)
 	}
 	for _, u := range b.Users {
 		e.user(u)

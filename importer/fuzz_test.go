@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/roostapi/roost/social"
@@ -25,6 +26,8 @@ func seeds(f *testing.F) {
 			`"participants":{"admins":[{"user_results":{"rest_id":"3"}}],"speakers":[{}]}}}}`,
 		`{"entryId":"tweet-1","content":{"tweet_results":{"result":{"__typename":"Tweet","rest_id":"1","legacy":{}}}}}`,
 		`{"id_str":"99999999999999999999"}`, `{"id_str":1e400}`, `[[[[[[[[[[[[]]]]]]]]]]]]`,
+		`{"created_at":"Mon Jan 02 15:04:05 +0000 2006","id_str":"1","full_text":"a\u0000b","user":{"id_str":"2","screen_name":"u\u0000","description":"\ud800"}}`,
+		"{\"created_at\":\"Mon Jan 02 15:04:05 +0000 2006\",\"id_str\":\"1\",\"full_text\":\"a\x00b\xff\",\"user\":{\"id_str\":\"2\"}}\n{}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -47,7 +50,9 @@ func FuzzDetect(f *testing.F) {
 }
 
 // fuzzDecoder runs one decoder directly (not behind safeValue's recover,
-// so a panic fails the target) and then through the streaming reader.
+// so a panic fails the target) and then through the streaming reader,
+// whose records must hold only text that every store can hold (a NUL
+// byte is repaired to U+FFFD).
 func fuzzDecoder(f *testing.F, fn valueFunc, keys map[string]bool) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -60,7 +65,15 @@ func fuzzDecoder(f *testing.F, fn valueFunc, keys map[string]bool) {
 		n := 0
 		err := st.run(context.Background(), bufio.NewReaderSize(bytes.NewReader(b), 1<<16), func(key string, raw []byte, at RecordError) []item {
 			return fn(key, raw, at)
-		}, func(item) error { n++; return nil })
+		}, func(it item) error {
+			n++
+			eachString(t, reflect.ValueOf(&it.batch).Elem(), func(v reflect.Value) {
+				if err := social.CheckText(v.String()); err != nil {
+					t.Fatalf("a record holds %q (%v)", v.String(), err)
+				}
+			})
+			return nil
+		})
 		if err != nil {
 			t.Fatalf("stream error on in-memory input: %v", err)
 		}

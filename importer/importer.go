@@ -43,6 +43,11 @@
 //   - No source read here carries an extended bio (GraphQL profile_bio and
 //     legacy.description are the ordinary bio): imported profiles have
 //     none, and a profile imported over a stored one erases it.
+//   - Text that no database holds, a NUL byte (JSON's \u0000) or invalid
+//     UTF-8, is repaired, not refused: each such byte is stored as U+FFFD
+//     (as encoding/json reads invalid UTF-8), and Summary.Repaired counts
+//     the repaired fields by file. --strict refuses such a record instead,
+//     naming the file, the record and the field.
 //   - --strict makes a full validating pass over every input before
 //     writing anything: the first malformed record stops the command with
 //     the database untouched.
@@ -67,7 +72,9 @@ type Options struct {
 	// Format forces a format (one of Formats) instead of detecting it.
 	Format string
 	// Strict stops at the first malformed record, before anything is
-	// written (a validating pass precedes the writing pass).
+	// written (a validating pass precedes the writing pass); a record with
+	// text no store can hold (a NUL byte) counts as malformed instead of
+	// being repaired.
 	Strict bool
 	// Progress receives progress reports; nil for none.
 	Progress io.Writer
@@ -215,6 +222,7 @@ func (r *run) pass(ctx context.Context, files []string, write func(*social.Batch
 			return ctx.Err()
 		}
 	})
+	em.strict = r.opt.Strict
 	prog := startProgress(r, em)
 	err := r.files(ctx, files, em, &sum)
 	if err == nil {
@@ -317,7 +325,7 @@ func (r *run) source(ctx context.Context, src *source, emit func(item) error) er
 			if err != nil {
 				return err
 			}
-			return emit(item{batch: social.Batch{Users: []social.User{u}}})
+			return emit(item{batch: social.Batch{Users: []social.User{u}}, at: RecordError{File: src.name}})
 		case "note_tweet":
 			return emit(item{note: src.name + ": note-tweet.js is used together with tweets.js (beside it or in the zip)"})
 		case "like":
@@ -354,7 +362,7 @@ func (r *run) export(ctx context.Context, x *exportSet, emit func(item) error) e
 		}
 	}
 	if owner.ID != 0 {
-		if err := emit(item{extra: true, batch: social.Batch{Users: []social.User{owner}}}); err != nil {
+		if err := emit(item{extra: true, batch: social.Batch{Users: []social.User{owner}}, at: RecordError{File: x.name}}); err != nil {
 			return err
 		}
 	}

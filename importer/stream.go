@@ -319,7 +319,8 @@ func writeMember(buf *bytes.Buffer, n *int, key string, v []byte) {
 }
 
 // safeValue runs fn, turning a panic in a decoder into a malformed record:
-// no input may stop the import.
+// no input may stop the import. It locates the items and repairs their
+// text (repairText) on the decoding worker.
 func safeValue(fn valueFunc, key string, raw []byte, at RecordError) (out []item) {
 	if at.Line < 0 {
 		at.Line = -at.Line
@@ -333,7 +334,12 @@ func safeValue(fn valueFunc, key string, raw []byte, at RecordError) (out []item
 			out = []item{{err: &e}}
 		}
 	}()
-	return fn(key, raw, at)
+	out = fn(key, raw, at)
+	for i := range out {
+		out[i].at = at
+		out[i].repair, out[i].repaired = repairText(&out[i].batch), true
+	}
+	return out
 }
 
 // bad builds a malformed-record item.

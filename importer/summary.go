@@ -48,7 +48,11 @@ type Summary struct {
 	UsersUpdated  int
 	Skipped       int
 	SkipReasons   map[string]int
-	Errors        []RecordError
+	// Repaired counts, by file, the text fields that held a NUL byte or
+	// invalid UTF-8, which no store can hold: each such byte was imported
+	// as U+FFFD. Nil when there were none.
+	Repaired map[string]int
+	Errors   []RecordError
 	// Notes are decisions the importer took that the user should know,
 	// such as a followers capture imported without edges.
 	Notes []string
@@ -60,6 +64,13 @@ func (s *Summary) skip(reason string) {
 	}
 	s.Skipped++
 	s.SkipReasons[reason]++
+}
+
+func (s *Summary) repaired(file string, fields int) {
+	if s.Repaired == nil {
+		s.Repaired = map[string]int{}
+	}
+	s.Repaired[file] += fields
 }
 
 func (s *Summary) bad(e RecordError) {
@@ -103,6 +114,15 @@ func (s Summary) String() string {
 	}
 	if n := s.SkipReasons["malformed"]; n > len(s.Errors) {
 		fmt.Fprintf(&b, "  … and %d more malformed records\n", n-len(s.Errors))
+	}
+	files := make([]string, 0, len(s.Repaired))
+	for f := range s.Repaired {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		fmt.Fprintf(&b, "repaired %d text fields in %s: NUL bytes or invalid UTF-8, which no database holds, imported as U+FFFD\n",
+			s.Repaired[f], f)
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

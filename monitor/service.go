@@ -145,7 +145,8 @@ type Target struct {
 }
 
 // CreateUser makes a user monitor (UserTweets, UserFollowing or
-// UserProfile) of the key for the target user, which must exist.
+// UserProfile) of the key for the target user, which must exist. A screen
+// name that no store can hold (social.CheckText) is Invalid.
 func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Target, webhook *string) (sqlstore.Monitor, error) {
 	if err := s.checkWebhook(ctx, "webhook_url", webhook); err != nil {
 		return sqlstore.Monitor{}, err
@@ -156,6 +157,9 @@ func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Ta
 	case t.UserID > 0:
 		u, err = s.data.User(ctx, t.UserID)
 	case t.ScreenName != "":
+		if err := social.CheckText(t.ScreenName); err != nil {
+			return sqlstore.Monitor{}, &Invalid{"user_screen_name", err.Error()}
+		}
 		u, err = s.data.UserByScreenName(ctx, t.ScreenName)
 	default:
 		return sqlstore.Monitor{}, &Invalid{"user_id", "or user_screen_name is required"}
@@ -183,7 +187,9 @@ func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Ta
 }
 
 // CreateSearch makes a search monitor: every refresh seconds (1 to
-// MaxRefresh) the query runs over the posts newer than the last run.
+// MaxRefresh) the query runs over the posts newer than the last run. A
+// query that search.Parse refuses (a NUL byte or invalid UTF-8 included)
+// is Invalid.
 func (s *Service) CreateSearch(ctx context.Context, keyID int64, query string, refresh int, webhook *string) (sqlstore.Monitor, error) {
 	if query == "" {
 		return sqlstore.Monitor{}, &Invalid{"query", "is required"}

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"github.com/roostapi/roost/social"
 )
 
 // maxURLLength bounds a webhook URL.
@@ -18,8 +20,8 @@ const maxURLLength = 2048
 // errPrivate refuses a webhook target on a private network.
 var errPrivate = errors.New("webhook target is a loopback, private or link-local address (roost serve --webhook-private=false)")
 
-// checkWebhook validates a webhook URL (nil: none): absolute, http or
-// https, a host, and, unless private targets are allowed, no host that is
+// checkWebhook validates a webhook URL (nil: none): storable text
+// (social.CheckText), absolute, http or https, a host, and, unless private targets are allowed, no host that is
 // or resolves to a private address. Delivery checks the address it dials
 // again (see newClient): a name may resolve elsewhere later.
 func (s *Service) checkWebhook(ctx context.Context, param string, raw *string) error {
@@ -28,6 +30,9 @@ func (s *Service) checkWebhook(ctx context.Context, param string, raw *string) e
 	}
 	if len(*raw) > maxURLLength {
 		return &Invalid{param, fmt.Sprintf("is longer than %d bytes", maxURLLength)}
+	}
+	if err := social.CheckText(*raw); err != nil {
+		return &Invalid{param, err.Error()}
 	}
 	u, err := url.Parse(*raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {

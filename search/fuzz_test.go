@@ -3,16 +3,21 @@ package search
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse checks that any input gives a *Query or a *Error (never a
-// panic), that the tree keeps the shape compilers rely on, and that the
-// canonical string parses back to the same tree.
+// panic), that the tree keeps the shape compilers rely on, that no value in
+// an accepted tree holds a NUL byte or invalid UTF-8 (the engines cannot
+// take them), and that the canonical string parses back to the same tree.
 func FuzzParse(f *testing.F) {
 	for _, q := range []string{
 		"a b OR c", `"a * b" -(c OR d)`, "from:jack -filter:replies since:2020-01-01", "東京タワー #Brexit $AAPL @jack",
 		"-min_faves:10 within_time:2d include:nativeretweets", `url:"x(y)" https://github.com/go`, "((a", `"abc`, "\xff",
+		"url:abc\x00def", "from:ab\x00c", "a\x00b", `"a\x00b"`, `url:"a\x00"`, "#go\x00", "lang:e\x00n",
 	} {
 		f.Add(q)
 	}
@@ -33,6 +38,12 @@ func FuzzParse(f *testing.F) {
 		}
 		if err := checkShape(res.Root); err != nil {
 			t.Fatalf("Parse(%q): %v\n%s", q, err, dump(res.Root))
+		}
+		if strings.IndexByte(q, 0) >= 0 {
+			t.Fatalf("Parse(%q) accepted a query holding a NUL byte", q)
+		}
+		if s, ok := unstorable(reflect.ValueOf(res.Root)); ok {
+			t.Fatalf("Parse(%q) accepted the value %q, which holds a NUL byte or invalid UTF-8\n%s", q, s, dump(res.Root))
 		}
 		canon := res.String()
 		if len(canon) > MaxQueryBytes {
@@ -80,6 +91,33 @@ func checkShape(n Node) error {
 		}
 	}
 	return nil
+}
+
+// unstorable finds a string in a tree (any field, at any depth) that holds
+// a NUL byte or is not valid UTF-8.
+func unstorable(v reflect.Value) (string, bool) {
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		return s, strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			return unstorable(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if s, ok := unstorable(v.Index(i)); ok {
+				return s, true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if s, ok := unstorable(v.Field(i)); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 func checkKids(kind string, kids []Node, same func(Node) bool) error {

@@ -3,7 +3,8 @@ package search
 import (
 	"fmt"
 	"time"
-	"unicode/utf8"
+
+	"github.com/roostapi/roost/internal/storable"
 )
 
 // Limits of a query.
@@ -40,13 +41,16 @@ const (
 // include:nativeretweets adds no node, so it may stand alone (Root nil:
 // every post, reposts included). A problem (syntax, bad value, a limit, an
 // operator roost does not support such as geo search) is a *Error with its
-// byte position.
+// byte position; so is a NUL byte or invalid UTF-8 anywhere, which no store
+// can search for (social.CheckText).
 func Parse(query string, now time.Time) (*Query, error) {
 	if len(query) > MaxQueryBytes {
 		return nil, errAt(MaxQueryBytes, "query longer than %d bytes", MaxQueryBytes)
 	}
-	if !utf8.ValidString(query) {
-		return nil, errAt(invalidUTF8(query), "invalid UTF-8")
+	if pos, nul := storable.Find(query); nul {
+		return nil, errAt(pos, "NUL byte")
+	} else if pos >= 0 {
+		return nil, errAt(pos, "invalid UTF-8")
 	}
 	toks, err := lex(query)
 	if err != nil {
@@ -272,16 +276,4 @@ func impliesReposts(n Node) bool {
 
 func errAt(pos int, format string, args ...any) error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
-}
-
-// invalidUTF8 is the byte offset of the first invalid UTF-8 sequence in s.
-func invalidUTF8(s string) int {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(s)
 }

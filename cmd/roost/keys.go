@@ -105,10 +105,20 @@ func newKeysCommand(e *env, name, synopsis string, needID bool) *keysCommand {
 	return c
 }
 
-// parse parses args and checks --id.
+// parse parses args and checks --id, and that every text flag but --db (a
+// path or a URL) is text that any store can hold (social.CheckText).
 func (c *keysCommand) parse(args []string) error {
 	if err := parse(c.fs, args, false); err != nil {
 		return err
+	}
+	var bad error
+	c.fs.Visit(func(f *flag.Flag) {
+		if err := social.CheckText(f.Value.String()); err != nil && f.Name != "db" && bad == nil {
+			bad = usageError("--%s %v", f.Name, err)
+		}
+	})
+	if bad != nil {
+		return bad
 	}
 	if c.id != nil && *c.id <= 0 {
 		return usageError("--id is required")
