@@ -101,7 +101,7 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 		}
 		a.key, a.plan = &key, plan
 		if rt.stream != nil {
-			s.streamed(w, r, rt, a)
+			s.streamed(w, r, rt, a, idem)
 			return
 		}
 		serve := rt.serve
