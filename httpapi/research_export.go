@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -256,7 +257,12 @@ func (s *server) streamed(w http.ResponseWriter, r *http.Request, rt *route, a *
 		writeError(w, r, s.log, s.classify(rt, err))
 		return
 	}
-	s.log.ErrorContext(ctx, "streamed answer cut short", "request_id", st.info.id, "route", rt.name,
+	// A balance run out or a client gone is the client's doing.
+	level := slog.LevelError
+	if errors.Is(err, errInsufficient) || ctx.Err() != nil {
+		level = slog.LevelInfo
+	}
+	s.log.Log(ctx, level, "streamed answer cut short", "request_id", st.info.id, "route", rt.name,
 		"items", st.info.items, "replayed", st.replayed, "err", err)
 	panic(http.ErrAbortHandler)
 }

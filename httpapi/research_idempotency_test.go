@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -14,9 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/export"
 	"github.com/roostapi/roost/gen"
+	"github.com/roostapi/roost/internal/syncbuf"
 	"github.com/roostapi/roost/network"
 	"github.com/roostapi/roost/social"
 )
@@ -175,6 +179,45 @@ func testExportResumed(t *testing.T, eng engine) {
 	}
 	if n, all := chargedItems(t, e, id2), bytes.Count(want, []byte("\n")); n != all {
 		t.Errorf("the tries at once charged %d items for %d posts", n, all)
+	}
+}
+
+// TestExportOutOfBalance: an export whose balance runs out after its
+// first chunk is cut there, logged at info level (the client's doing, not
+// a failure); topped up, the same Idempotency-Key sends the first chunk
+// again free and charges the rest: each post once over both tries.
+func TestExportOutOfBalance(t *testing.T) { eachEngine(t, testExportOutOfBalance) }
+
+func testExportOutOfBalance(t *testing.T, eng engine) {
+	e, _ := genEnv(t, eng)
+	var logs syncbuf.Buffer
+	h := New(Config{Now: func() time.Time { return testNow }, RateLimit: -1, Registry: prometheus.NewRegistry()},
+		e.store, nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const path = "/social/search/export?query=the&format=ids"
+	plain, _ := e.key(t, plenty, 0)
+	want, _ := mustExport(t, srv, path, plain, "", -1)
+	posts := bytes.Count(want, []byte("\n"))
+	key, id := e.key(t, int64(export.ChunkSize*3/2)*billing.DefaultPrice, 0)
+	got, _, err := exportTry(srv, path, key, "broke-1", -1)
+	if err == nil || bytes.Count(got, []byte("\n")) != export.ChunkSize || !bytes.Equal(got, want[:len(got)]) {
+		t.Fatalf("balance run out: %d posts, %v; want a cut after %d", bytes.Count(got, []byte("\n")), err, export.ChunkSize)
+	}
+	if _, err := e.store.TopUp(context.Background(), id, plenty); err != nil {
+		t.Fatal(err)
+	}
+	got, trailer := mustExport(t, srv, path, key, "broke-1", -1)
+	if !bytes.Equal(got, want) || trailer.Get(headerItems) != strconv.Itoa(posts-export.ChunkSize) ||
+		trailer.Get(headerItemsReplayed) != strconv.Itoa(export.ChunkSize) {
+		t.Errorf("topped up: %d of %d bytes, trailers %v", len(got), len(want), trailer)
+	}
+	srv.Close()
+	if n := chargedItems(t, e, id); n != posts {
+		t.Errorf("charged %d items for %d posts", n, posts)
+	}
+	if l := logs.String(); strings.Contains(l, "level=ERROR") || !strings.Contains(l, `level=INFO msg="streamed answer cut short"`) {
+		t.Errorf("want the cut logged at info level, no error:\n%s", l)
 	}
 }
 
