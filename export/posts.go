@@ -152,10 +152,10 @@ const ChunkSize = 1000
 
 // Options tune Posts.
 type Options struct {
-	// Before, when set, is called with the number of posts of each chunk
-	// before it is written; an error stops the export (the HTTP API
-	// charges each chunk there).
-	Before func(ctx context.Context, posts int) error
+	// Before, when set, is called with the posts of each chunk (in id
+	// order) before they are written; an error stops the export (the HTTP
+	// API charges each chunk there).
+	Before func(ctx context.Context, posts []social.PostView) error
 	// Progress, when set, is called with the number of posts written
 	// after each chunk.
 	Progress func(done int64)
@@ -184,7 +184,7 @@ func Posts(ctx context.Context, s Source, q *search.Query, w *Writer, opt Option
 			}
 		}
 		if opt.Before != nil {
-			if err := opt.Before(ctx, len(views)); err != nil {
+			if err := opt.Before(ctx, views); err != nil {
 				return err
 			}
 		}

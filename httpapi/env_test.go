@@ -114,19 +114,22 @@ func (e *env) balance(t testing.TB, id int64) int64 {
 }
 
 // debits counts a key's debit rows in the ledger.
-func (e *env) debits(t testing.TB, id int64) int {
+func (e *env) debits(t testing.TB, id int64) int { return len(e.debitRows(t, id)) }
+
+// debitRows are a key's debit rows in the ledger.
+func (e *env) debitRows(t testing.TB, id int64) []social.LedgerEntry {
 	t.Helper()
 	ledger, err := e.store.Ledger(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var out []social.LedgerEntry
 	for _, l := range ledger {
 		if l.Kind == social.LedgerDebit {
-			n++
+			out = append(out, l)
 		}
 	}
-	return n
+	return out
 }
 
 // call is one request through the handler.

@@ -42,7 +42,7 @@ func (s *server) endpoint(rt *route) http.HandlerFunc {
 			return
 		}
 		if rt.stream != nil {
-			s.streamed(w, r, rt, c.a)
+			s.streamed(w, r, rt, c.a, c.idem)
 			return
 		}
 		page, items, ok := c.page()

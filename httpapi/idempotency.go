@@ -58,7 +58,8 @@ func validIdempotencyKey(k string) bool {
 
 // replay answers a request with the response kept under its
 // Idempotency-Key, if there is one younger than the window. A key kept
-// for another request is 422.
+// for another request is 422. A streamed answer's record of the same
+// request is not a response: the stream goes on from it (stream.keep).
 func (s *server) replay(ctx context.Context, w http.ResponseWriter, idem *social.StoredResponse) (bool, error) {
 	kept, err := s.store.Replay(ctx, idem.KeyID, idem.Key, idem.CreatedAt.Add(-social.IdempotencyWindow))
 	if errors.Is(err, social.ErrNotFound) {
@@ -68,10 +69,19 @@ func (s *server) replay(ctx context.Context, w http.ResponseWriter, idem *social
 		return false, fmt.Errorf("idempotency key of key %d: %w", idem.KeyID, err)
 	}
 	if kept.Fingerprint != idem.Fingerprint {
-		return false, &apiError{status: http.StatusUnprocessableEntity, message: msgReused,
-			errors: map[string][]string{headerIdempotencyKey: {"was sent with another method, path, query or body within 24 hours"}}}
+		return false, errReused()
+	}
+	if kept.Stream {
+		return false, nil
 	}
 	w.Header().Set(headerReplayed, "true")
 	writeBody(w, http.StatusOK, kept.Body)
 	return true, nil
+}
+
+// errReused answers a request whose Idempotency-Key holds another
+// request's answer.
+func errReused() error {
+	return &apiError{status: http.StatusUnprocessableEntity, message: msgReused,
+		errors: map[string][]string{headerIdempotencyKey: {"was sent with another method, path, query or body within 24 hours"}}}
 }

@@ -162,7 +162,7 @@ func rateHeaders() map[string]header {
 		"X-RateLimit-Remaining": {Description: "requests the key could make at once now", Schema: &schema{Type: "integer"}},
 		"X-RateLimit-Reset":     {Description: "seconds until the key's allowance is full again", Schema: &schema{Type: "integer"}},
 		"X-Request-Id":          {Description: "this request's id, as in the log and the ledger", Schema: &schema{Type: "string"}},
-		"Idempotent-Replayed":   {Description: "true when the page is the one kept for this Idempotency-Key (not charged again)", Schema: &schema{Type: "string"}},
+		"Idempotent-Replayed":   {Description: "true when the answer is the one paid for under this Idempotency-Key: a kept page, or a network (not charged again)", Schema: &schema{Type: "string"}},
 	}
 }
 
@@ -186,7 +186,8 @@ func buildDocument(routes []*route, version string) *document {
 			"communities, threads, followers, reposts and search, paged by cursor and paid per returned item " +
 			"from prepaid credits. Every data endpoint answers under /social and /twitter; send " +
 			"`Authorization: Bearer roost_…`. A repeated request with the same Idempotency-Key header within " +
-			"24 hours gets the same page again without a second charge."},
+			"24 hours gets the same page again without a second charge (an export or a network: what earlier " +
+			"tries paid for, free, and the rest)."},
 		Paths: map[string]map[string]*operation{},
 		Components: components{Schemas: sc.Components(), Responses: map[string]*response{}, Headers: rateHeaders(),
 			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
@@ -227,6 +228,15 @@ func buildDocument(routes []*route, version string) *document {
 	return doc
 }
 
+// streamIdempotency describes a streamed answer's Idempotency-Key.
+const streamIdempotency = "With an Idempotency-Key, the posts of the answer are those stored when the " +
+	"first try began (the newest post id then bounds them), for 24 hours from it. A repeat with the same " +
+	"key, path and query sends again free of charge what earlier tries paid for and charges only the rest: " +
+	"an export cut short (a connection lost, a balance run out) is retried with the same key until it is " +
+	"whole, and each post is charged once over all tries; a network paid for is sent again free with " +
+	"Idempotent-Replayed: true. X-Roost-Items counts what this try charged, X-Roost-Items-Replayed what " +
+	"it sent free. The key on another request is 422."
+
 // operation documents one route.
 func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	op := &operation{Summary: summary(rt), Security: []map[string][]string{{"bearer": {}}},
@@ -239,6 +249,10 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 		op.Responses["200"].Headers[headerItems] = header{Description: "the items charged: a header on a " +
 			"network (known before its body), a trailer after a whole export (absent from a cut one)",
 			Schema: &schema{Type: "integer"}}
+		op.Responses["200"].Headers[headerItemsReplayed] = header{Description: "the items sent free of charge " +
+			"because an earlier try with the same Idempotency-Key paid for them; placed as " + headerItems,
+			Schema: &schema{Type: "integer"}}
+		op.Description = streamIdempotency
 	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
@@ -255,10 +269,15 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 		for _, status := range []string{"402", "403", "404"} {
 			op.Responses[status] = errorResponse(status)
 		}
+		idem := "1 to 255 visible ASCII characters: a repeat within 24 hours with the same method, path, " +
+			"query and body gets the paid page again without a second charge"
+		if rt.stream != nil {
+			idem = "1 to 255 visible ASCII characters: a repeat within 24 hours with the same method, path " +
+				"and query reads the posts of the first try, sends again free what earlier tries paid for and " +
+				"charges only the rest"
+		}
 		op.Parameters = append(op.Parameters, parameter{Name: headerIdempotencyKey, In: "header",
-			Description: "1 to 255 visible ASCII characters: a repeat within 24 hours with the same method, path, " +
-				"query and body gets the paid page again without a second charge",
-			Schema: &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxIdempotencyKey)}})
+			Description: idem, Schema: &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxIdempotencyKey)}})
 	}
 	add := func(name, in string, required bool, s *schema) {
 		op.Parameters = append(op.Parameters, parameter{Name: name, In: in, Required: required, Description: docs[name], Schema: s})

@@ -77,6 +77,9 @@ func TestOpenAPIDocument(t *testing.T) {
 			if (rt.body != bodyNone) != (op.RequestBody != nil) {
 				t.Errorf("%s: request body does not match the route", p)
 			}
+			if _, ok := op.Responses["200"].Headers[headerItemsReplayed]; ok != (rt.stream != nil) {
+				t.Errorf("%s: %s is documented %v, the route streams %v", p, headerItemsReplayed, ok, rt.stream != nil)
+			}
 			if _, ok := op.Responses["200"].Headers[headerItems]; ok != (rt.stream != nil) {
 				t.Errorf("%s: %s is documented %v, the route streams %v", p, headerItems, ok, rt.stream != nil)
 			}
@@ -140,7 +143,9 @@ func checkRecorded() []string {
 	var bad []string
 	seen := map[string]bool{}
 	for _, x := range recorded.all {
-		if !documented(doc, x.req) {
+		// The validator decodes every JSON media type as one value: JSON
+		// lines (an export) are not.
+		if !documented(doc, x.req) || strings.HasPrefix(x.head.Get("Content-Type"), "application/x-ndjson") {
 			continue
 		}
 		key := x.req.Method + " " + x.req.URL.String() + fmt.Sprint(x.code) + string(x.body)

@@ -53,35 +53,40 @@ func parseNetwork(a *args, qs url.Values) error {
 // query (users as nodes, replies, quotes, reposts and mentions as edges
 // weighted by posts) as a file for Gephi. It is gathered within the search
 // timeout, then charged one item per node and per edge written (a CSV
-// table is the edges or the nodes alone) and written.
+// table is the edges or the nodes alone) and written. With an
+// Idempotency-Key it is gathered from the posts of the first try, and a
+// repeat of one paid for is sent free (Idempotent-Replayed).
 func streamNetwork(ctx context.Context, s *server, a *args, st *stream) error {
 	var g *network.Graph
 	err := s.bounded(ctx, "gathering the network", func(ctx context.Context) (err error) {
-		g, err = network.Build(ctx, s.store, a.query, a.queryText, network.Options{Kinds: a.research.network.kinds,
+		g, err = network.Build(ctx, s.store, st.bounded(a.query), a.queryText, network.Options{Kinds: a.research.network.kinds,
 			MinDegree: a.research.network.minDegree, MaxNodes: a.research.network.maxNodes})
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	rows, name := g.Len(), "roost-network."+a.research.format
 	if a.research.format == network.FormatCSV {
-		part := a.research.network.part
-		rows, name := len(g.Edges), "roost-network.csv"
-		if part == network.PartNodes {
+		rows, name = len(g.Edges), "roost-network.csv"
+		if a.research.network.part == network.PartNodes {
 			rows, name = len(g.Nodes), "roost-network-nodes.csv"
 		}
-		if err := st.charge(ctx, rows); err != nil {
-			return err
-		}
-		attachment(st.w, network.ContentType(network.FormatCSV), name)
-		st.w.Header().Set(headerItems, strconv.Itoa(rows))
-		return g.WriteCSV(st, part)
 	}
-	if err := st.charge(ctx, g.Len()); err != nil {
+	replayed, err := st.chargeOnce(ctx, rows)
+	if err != nil {
 		return err
 	}
-	ext := "." + a.research.format
-	attachment(st.w, network.ContentType(a.research.format), "roost-network"+ext)
-	st.w.Header().Set(headerItems, strconv.Itoa(g.Len()))
+	attachment(st.w, network.ContentType(a.research.format), name)
+	h, charged := st.w.Header(), rows
+	if replayed {
+		h.Set(headerReplayed, "true")
+		charged = 0
+	}
+	h.Set(headerItems, strconv.Itoa(charged))
+	h.Set(headerItemsReplayed, strconv.Itoa(rows-charged))
+	if a.research.format == network.FormatCSV {
+		return g.WriteCSV(st, a.research.network.part)
+	}
 	return g.Write(st, a.research.format)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/sqlstore"
 )
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.
@@ -157,4 +158,21 @@ func (s *Store) Usage(ctx context.Context, f social.UsageFilter) ([]social.Usage
 // Replay finds a kept response, on the primary.
 func (s *Store) Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (social.StoredResponse, error) {
 	return s.primary.Replay(ctx, keyID, idemKey, since)
+}
+
+// MaxPostID is the greatest stored post id (0: none).
+func (s *Store) MaxPostID(ctx context.Context) (int64, error) { return s.Monitors().MaxPostID(ctx) }
+
+// StartStream returns the record of a streamed answer's Idempotency-Key
+// (see social.Streams), in one transaction on the primary.
+func (s *Store) StartStream(ctx context.Context, k social.StreamKey) (social.StreamKey, error) {
+	var got social.StreamKey
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		got, err = sqlstore.StartStream(ctx, txDB{tx}, k)
+		return err
+	})
+	if err != nil {
+		return social.StreamKey{}, fmt.Errorf("postgres: %w", err)
+	}
+	return got, nil
 }

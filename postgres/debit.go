@@ -43,19 +43,65 @@ const debitSQL = `WITH k AS (
 // social.ErrUnavailable.
 //
 // Concurrent debits of this process share one transaction (debitBatch);
-// a debit that keeps a response for an Idempotency-Key runs alone.
+// a debit that keeps a response for an Idempotency-Key, or moves a
+// stream's record, runs alone.
 func (s *Store) Debit(ctx context.Context, d social.Debit) (int64, error) {
 	if d.Amount <= 0 {
 		return 0, fmt.Errorf("debit amount %d: %w", d.Amount, social.ErrInvalid)
 	}
 	var bal int64
 	var err error
-	if d.Response != nil || s.debits == nil {
+	switch {
+	case d.Stream != nil:
+		bal, err = s.debitStream(ctx, d)
+	case d.Response != nil || s.debits == nil:
 		bal, err = s.debitOne(ctx, d)
-	} else {
+	default:
 		bal, err = s.debits.Submit(ctx, d)
 	}
 	return bal, unavailable(err)
+}
+
+// streamAdvance is a stream's compare-and-set (social.StreamProgress):
+// paid_through to $1, items added, where the key's record holds $6.
+const streamAdvance = `UPDATE idempotency_keys SET paid_through = $1, items = items + $2
+	WHERE key_id = $3 AND idem_key = $4 AND fingerprint = $5 AND paid_through = $6 AND bound IS NOT NULL`
+
+// debitStream runs a debit and its stream's compare-and-set in one
+// transaction: the debit first, so that it locks the key's row before the
+// record's, in the order of every other debit that writes both.
+func (s *Store) debitStream(ctx context.Context, d social.Debit) (int64, error) {
+	p := d.Stream
+	var bal int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, debitSQL, d.Amount, d.KeyID, d.RequestID, d.Endpoint, d.Items,
+			time.Now().UnixMicro(), "", "", []byte(nil), int64(0)).Scan(&bal)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)
+		}
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, streamAdvance, p.To, d.Items, d.KeyID, p.Key, p.Fingerprint, p.From)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return sqlstore.StreamMoved(d)
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return bal, nil
+	case errors.Is(err, social.ErrInsufficientBalance), errors.Is(err, social.ErrConflict):
+		return 0, err
+	case isUniqueViolation(err):
+		return 0, fmt.Errorf("key %d: request %s was charged already: %w", d.KeyID, d.RequestID, social.ErrConflict)
+	case d.RequestID != "" && maybeSent(err):
+		return s.settle(ctx, d, err)
+	}
+	return 0, fmt.Errorf("postgres: debit: %w", err)
 }
 
 // debitOne runs one debit in its own statement (and transaction).

@@ -53,6 +53,21 @@ type Debit struct {
 	// Idempotency-Key in the same transaction as the debit, so that a
 	// retry is answered from it without a second charge.
 	Response *StoredResponse
+	// Stream, when set, advances the record of a streamed answer's
+	// Idempotency-Key in the same transaction as the debit (see
+	// StreamProgress).
+	Stream *StreamProgress
+}
+
+// StreamProgress is what a debit of a streamed answer does to the record
+// of its Idempotency-Key (StreamKey): a compare-and-set of PaidThrough
+// from From to To, adding the debit's items to Items. When the record of
+// the key and fingerprint does not hold From (a concurrent try moved it,
+// or there is none), the debit is ErrConflict and nothing changes.
+type StreamProgress struct {
+	Key         string // the client's Idempotency-Key
+	Fingerprint string
+	From, To    int64
 }
 
 // IdempotencyWindow is how long a paid response is kept for retries
@@ -69,6 +84,39 @@ type StoredResponse struct {
 	// CreatedAt is when the response was made; the window of its key
 	// (and of the expired responses a debit removes) counts from it.
 	CreatedAt time.Time
+	// Stream: the key holds a streamed answer's record (StreamKey), not a
+	// body.
+	Stream bool
+}
+
+// StreamKey is the record of a streamed answer (an export, a network)
+// sent with an Idempotency-Key, kept beside the kept responses (one
+// Idempotency-Key is one or the other) for IdempotencyWindow from its
+// first try. Bound fixes the answer's posts: those with an id up to it.
+// PaidThrough is the greatest post id charged so far, in the answer's id
+// order (for a network, Bound once it is paid), and Items the items
+// charged under the key so far.
+type StreamKey struct {
+	KeyID       int64
+	Key         string // the client's Idempotency-Key
+	Fingerprint string // digest of method, path, query and body
+	Bound       int64
+	PaidThrough int64
+	Items       int64
+	CreatedAt   time.Time
+}
+
+// Streams keeps the records of streamed answers.
+type Streams interface {
+	// MaxPostID is the greatest stored post id (0: none): the bound of a
+	// new record.
+	MaxPostID(ctx context.Context) (int64, error)
+	// StartStream returns the record kept under k's key and Idempotency-Key
+	// if it is younger than IdempotencyWindow (counted back from
+	// k.CreatedAt), else stores k with nothing paid and returns it. A key
+	// that holds another request's record, or a kept response, is
+	// ErrConflict.
+	StartStream(ctx context.Context, k StreamKey) (StreamKey, error)
 }
 
 // LedgerFilter selects a key's ledger rows for one page: rows created in

@@ -173,6 +173,7 @@ type Store interface {
 	Accounts
 	AccountAdmin
 	Replays
+	Streams
 	// Counts reports how many values of each kind are stored.
 	Counts(ctx context.Context) (map[string]int64, error)
 	// Ping checks that the database answers.

@@ -139,3 +139,24 @@ func (s *Store) updateKey(ctx context.Context, keyID int64, query string, args .
 	}
 	return s.keyTx(ctx, keyID)
 }
+
+// MaxPostID is the greatest stored post id (0: none).
+func (s *Store) MaxPostID(ctx context.Context) (int64, error) { return s.Monitors().MaxPostID(ctx) }
+
+// StartStream returns the record of a streamed answer's Idempotency-Key
+// (see social.Streams), in one transaction of the billing file.
+func (s *Store) StartStream(ctx context.Context, k social.StreamKey) (social.StreamKey, error) {
+	tx, err := s.bill.BeginTx(ctx, nil)
+	if err != nil {
+		return social.StreamKey{}, fmt.Errorf("sqlite: stream record: %w", err)
+	}
+	defer tx.Rollback()
+	got, err := sqlstore.StartStream(ctx, sqlDB(tx.QueryContext), k)
+	if err != nil {
+		return social.StreamKey{}, fmt.Errorf("sqlite: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return social.StreamKey{}, fmt.Errorf("sqlite: stream record: %w", err)
+	}
+	return got, nil
+}

@@ -170,9 +170,12 @@ func (s *Store) moveBilling(ctx context.Context) error {
 	return nil
 }
 
-// columns lists the billing file's columns of table t, comma-separated.
+// columns lists the billing file's columns of table t that the
+// database's table has too (columns added since take their defaults),
+// comma-separated.
 func columns(ctx context.Context, tx *sql.Tx, t string) (string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?, 'main')`, t)
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?1, 'main')
+		WHERE name IN (SELECT name FROM pragma_table_info(?1, 'content'))`, t)
 	if err != nil {
 		return "", err
 	}

@@ -80,6 +80,10 @@ const (
 	responseFind   = `SELECT created_at FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`
 	responseDrop   = `DELETE FROM idempotency_keys WHERE created_at < ?`
 	responseInsert = `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at) VALUES (?, ?, ?, ?, ?)`
+	// streamAdvance is a stream's compare-and-set (social.StreamProgress):
+	// paid_through to, items added, where the key's record holds from.
+	streamAdvance = `UPDATE idempotency_keys SET paid_through = ?, items = items + ?
+		WHERE key_id = ? AND idem_key = ? AND fingerprint = ? AND paid_through = ? AND bound IS NOT NULL RETURNING 1`
 )
 
 func ledgerText(n int) string {
@@ -187,6 +191,16 @@ func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []sqls
 		if !kb.live || kb.balance < d.Amount {
 			results[i] = sqlstore.DebitResult{Err: fmt.Errorf("key %d: %w", d.KeyID, social.ErrInsufficientBalance)}
 			continue
+		}
+		if d.Stream != nil {
+			moved, err := advanceStream(ctx, raw, d)
+			if err != nil {
+				return err
+			}
+			if !moved {
+				results[i] = sqlstore.DebitResult{Err: sqlstore.StreamMoved(d)}
+				continue
+			}
 		}
 		kb.balance -= d.Amount
 		kb.changed = true
@@ -341,4 +355,20 @@ func (k *responseKeeper) store(ctx context.Context, d social.Debit) error {
 		return fmt.Errorf("sqlite: debit: keep response: %w", err)
 	}
 	return nil
+}
+
+// advanceStream applies d's stream progress; it reports false when the
+// record does not hold d.Stream.From.
+func advanceStream(ctx context.Context, raw *rawConn, d social.Debit) (bool, error) {
+	p := d.Stream
+	moved := false
+	err := raw.query(ctx, streamAdvance, []any{p.To, int64(d.Items), d.KeyID, p.Key, p.Fingerprint, p.From},
+		func([]driver.Value) error {
+			moved = true
+			return nil
+		})
+	if err != nil {
+		return false, fmt.Errorf("sqlite: debit: stream record: %w", err)
+	}
+	return moved, nil
 }

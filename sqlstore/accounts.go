@@ -130,15 +130,58 @@ func timeAndEndpoint(q string, args []any, since, until time.Time, endpoint stri
 // Replay returns the response kept for a key's Idempotency-Key since a
 // time (see social.Replays).
 func (r Reader) Replay(ctx context.Context, keyID int64, idemKey string, since time.Time) (social.StoredResponse, error) {
-	return one(ctx, r.DB, "idempotent response", `SELECT key_id, idem_key, fingerprint, body, created_at
-		FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND created_at >= ?`,
+	return one(ctx, r.DB, "idempotent response", `SELECT key_id, idem_key, fingerprint, body, created_at,
+		bound IS NOT NULL FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND created_at >= ?`,
 		[]any{keyID, idemKey, Micros(since)}, func(row Rows) (social.StoredResponse, error) {
 			var s social.StoredResponse
 			var t int64
-			if err := row.Scan(&s.KeyID, &s.Key, &s.Fingerprint, &s.Body, &t); err != nil {
+			if err := row.Scan(&s.KeyID, &s.Key, &s.Fingerprint, &s.Body, &t, &s.Stream); err != nil {
 				return s, fmt.Errorf("scan idempotent response: %w", err)
 			}
 			s.CreatedAt = FromMicros(t)
 			return s, nil
 		})
+}
+
+// StartStream returns the record of a streamed answer's Idempotency-Key,
+// storing k when the key holds none younger than social.IdempotencyWindow
+// (see social.Streams). It runs three statements: the caller gives a db
+// of one transaction. Expired rows of every key go first.
+func StartStream(ctx context.Context, db DB, k social.StreamKey) (social.StreamKey, error) {
+	cutoff := Micros(k.CreatedAt.Add(-social.IdempotencyWindow))
+	if err := exec(ctx, db, `DELETE FROM idempotency_keys WHERE created_at < ?`, cutoff); err != nil {
+		return k, fmt.Errorf("expire idempotency keys: %w", err)
+	}
+	if err := exec(ctx, db, `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, body, created_at, bound)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key_id, idem_key) DO NOTHING`,
+		k.KeyID, k.Key, k.Fingerprint, []byte{}, Micros(k.CreatedAt), k.Bound); err != nil {
+		return k, fmt.Errorf("stream record: %w", err)
+	}
+	got, err := one(ctx, db, "stream record", `SELECT fingerprint, bound, paid_through, items, created_at
+		FROM idempotency_keys WHERE key_id = ? AND idem_key = ?`, []any{k.KeyID, k.Key},
+		func(row Rows) (social.StreamKey, error) {
+			got := social.StreamKey{KeyID: k.KeyID, Key: k.Key}
+			var bound *int64
+			var t int64
+			if err := row.Scan(&got.Fingerprint, &bound, &got.PaidThrough, &got.Items, &t); err != nil {
+				return got, fmt.Errorf("scan stream record: %w", err)
+			}
+			if bound == nil || got.Fingerprint != k.Fingerprint {
+				return got, fmt.Errorf("key %d: Idempotency-Key %q holds another request's answer: %w",
+					k.KeyID, k.Key, social.ErrConflict)
+			}
+			got.Bound, got.CreatedAt = *bound, FromMicros(t)
+			return got, nil
+		})
+	if err != nil {
+		return social.StreamKey{}, err
+	}
+	return got, nil
+}
+
+// StreamMoved is the refusal of a debit whose stream record does not hold
+// its d.Stream.From: a concurrent try moved it (or it is gone).
+func StreamMoved(d social.Debit) error {
+	return fmt.Errorf("key %d: Idempotency-Key %q: the stream's record is not at %d: %w",
+		d.KeyID, d.Stream.Key, d.Stream.From, social.ErrConflict)
 }

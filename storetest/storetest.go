@@ -26,6 +26,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open) })
 	t.Run("Admin", func(t *testing.T) { testAdmin(t, open) })
+	t.Run("StreamKeys", func(t *testing.T) { testStreamKeys(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Unfollows", func(t *testing.T) { testUnfollows(t, open) })
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
