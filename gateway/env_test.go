@@ -156,7 +156,8 @@ func newFrontKey(t testing.TB, up *upstream, upKey string, st gatewayStore, limi
 	clock := func() time.Time { return *f.now.Load() }
 	f.gw = New(Config{Client: c, Store: st.Gateway(), Writer: st, Limits: limits, Now: clock, Registry: f.reg,
 		Log: slog.New(slog.NewTextHandler(&f.logs, &slog.HandlerOptions{Level: slog.LevelError}))})
-	f.h = httpapi.New(httpapi.Config{RateLimit: -1, Now: clock, Upstream: f.gw, Registry: f.reg}, st, nil, nil)
+	// One key sends up to 50 requests at once (TestOneUpstreamCall).
+	f.h = httpapi.New(httpapi.Config{RateLimit: -1, MaxPerKey: -1, Now: clock, Upstream: f.gw, Registry: f.reg}, st, nil, nil)
 	return f
 }
 

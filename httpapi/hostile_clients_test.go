@@ -184,7 +184,7 @@ func testSlowBodiesHoldNoSlot(t *testing.T, eng engine) {
 	if limit := max(5*quiet, quiet+50*time.Millisecond); attacked > limit {
 		t.Errorf("probe p99 %v under 300 slow bodies, %v without (limit %v)", attacked, quiet, limit)
 	}
-	share := DefaultMaxConcurrent / 8
+	share := DefaultMaxConcurrent / 4
 	for _, k := range []string{funded1, funded2} {
 		if codes[k][http.StatusBadRequest] > share || codes[k][http.StatusTooManyRequests] < 100-share {
 			t.Errorf("a funded attacker got %v: at most %d bodies read, the rest 429", codes[k], share)

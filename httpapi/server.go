@@ -61,7 +61,7 @@ type Config struct {
 	MaxConcurrent int
 	// MaxPerKey caps the requests one key has under way at once, its body
 	// arriving included; one beyond it is answered 429 with Retry-After at
-	// once (0: an eighth of MaxConcurrent, none when that is 0; negative:
+	// once (0: a quarter of MaxConcurrent, none when that is 0; negative:
 	// no cap).
 	MaxPerKey int
 	// Sleep waits out a delay a fault plan adds, or until ctx is done
@@ -177,7 +177,7 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		s.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
 	if cfg.MaxPerKey == 0 {
-		cfg.MaxPerKey = cfg.MaxConcurrent / 8
+		cfg.MaxPerKey = cfg.MaxConcurrent / 4
 		if cfg.MaxPerKey <= 0 {
 			cfg.MaxPerKey = -1
 		}

@@ -104,7 +104,7 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
 		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted; a request body still arriving takes no slot)")
 	fs.IntVar(&c.maxPerKey, "max-concurrent-per-key", 0,
-		"requests one key may have under way at once, bodies still arriving included; beyond it 429 with Retry-After (0: an eighth of --max-concurrent)")
+		"requests one key may have under way at once, bodies still arriving included; beyond it 429 with Retry-After (0: a quarter of --max-concurrent)")
 	fs.IntVar(&c.pageCacheMiB, "page-cache", httpapi.DefaultPageCacheBytes>>20,
 		"MiB of rendered paid pages kept for repeated requests (0: none); any data write empties it, so no page is older "+
 			"than the data (not with --upstream, which has its own cache, nor with --db-read replicas, whose lag would outlive it)")
@@ -160,7 +160,7 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 	case c.maxConcurrent <= 0:
 		return nil, nil, nil, usageError("--max-concurrent must be more than 0")
 	case c.maxPerKey < 0:
-		return nil, nil, nil, usageError("--max-concurrent-per-key must be 0 (an eighth of --max-concurrent) or more")
+		return nil, nil, nil, usageError("--max-concurrent-per-key must be 0 (a quarter of --max-concurrent) or more")
 	case c.pageCacheMiB < 0:
 		return nil, nil, nil, usageError("--page-cache must be 0 (none) or more MiB")
 	case c.logFormat != "text" && c.logFormat != "json":
