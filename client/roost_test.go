@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
-	"github.com/roostapi/roost/textentity"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/textentity"
 )
 
 // The examples talk to a roost started in the test process over a small

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 // errUsePgDump answers backup and restore of PostgreSQL.

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 // TestBackupUnderLoad: a backup taken while debits commit restores to a

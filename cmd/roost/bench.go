@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roostapi/roost/gen"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/live"
-	"github.com/roostapi/roost/perf"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/dev/perf"
+	"github.com/roostapi/roost/internal/world/gen"
+	"github.com/roostapi/roost/internal/world/live"
 )
 
 func cmdBench(ctx context.Context, e *env, args []string) error {

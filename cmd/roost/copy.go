@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/roostapi/roost/transfer"
+	"github.com/roostapi/roost/internal/store/transfer"
 )
 
 func cmdCopy(ctx context.Context, e *env, args []string) error {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/postgres"
-	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
 )
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (social.Store, error) {

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/roostapi/roost/export"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/search"
-	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/research/export"
+	"github.com/roostapi/roost/internal/search"
+	"github.com/roostapi/roost/internal/social"
 )
 
 func cmdExport(ctx context.Context, e *env, args []string) error {

@@ -11,13 +11,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/client"
-	"github.com/roostapi/roost/gateway"
-	"github.com/roostapi/roost/postgres"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
-	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/gateway"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // upstreamKeyEnv names the environment variable of the upstream key.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/roostapi/roost/gen"
-	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/world/gen"
 )
 
 func cmdGen(ctx context.Context, e *env, args []string) error {

@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roostapi/roost/billing"
 	"github.com/roostapi/roost/client"
-	"github.com/roostapi/roost/harvest"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/ingest/harvest"
 )
 
 func cmdHarvest(ctx context.Context, e *env, args []string) error {

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/harvest"
+	"github.com/roostapi/roost/internal/ingest/harvest"
 	"github.com/roostapi/roost/internal/syncbuf"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/roostapi/roost/harvest"
+	"github.com/roostapi/roost/internal/ingest/harvest"
 )
 
 // harvestArgs picks, for every kind, an argument with more than one page

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/gen"
-	"github.com/roostapi/roost/harvest"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/ingest/harvest"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/world/gen"
 )
 
 // harvestUpstream serves a small generated network over HTTP and returns

@@ -24,9 +24,9 @@ import (
 	"testing"
 
 	"github.com/roostapi/roost/client"
-	"github.com/roostapi/roost/gen"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/world/gen"
 )
 
 // tappedUpstream is a roost over a small generated SQLite network, served

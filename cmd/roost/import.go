@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/roostapi/roost/importer"
+	"github.com/roostapi/roost/internal/ingest/importer"
 )
 
 func cmdImport(ctx context.Context, e *env, args []string) error {

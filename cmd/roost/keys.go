@@ -9,10 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/roostapi/roost/admin"
-	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/fault"
-	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/internal/api/admin"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/fault"
+	"github.com/roostapi/roost/internal/social"
 )
 
 const keysUsage = `Usage: roost keys SUBCOMMAND [--db DB] [flags]

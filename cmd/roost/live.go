@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/roostapi/roost/live"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world/live"
 )
 
 // worldOf is the living world's storage of a store.

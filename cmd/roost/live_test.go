@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/live"
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/world/live"
 )
 
 // TestLiveCommand: roost live makes the events asked for, one JSON line

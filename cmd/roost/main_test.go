@@ -227,7 +227,7 @@ func TestGenPrintsSummary(t *testing.T) {
 // likes with the flags that name their subjects.
 func TestImportNamesLikes(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "i.db")
-	testdata := filepath.Join("..", "..", "importer", "testdata")
+	testdata := filepath.Join("..", "..", "internal", "ingest", "importer", "testdata")
 	for _, args := range [][]string{
 		{"--likers-of", "1785738456069058617", filepath.Join(testdata, "graphql_favoriters.json")},
 		{"--likes-of", "42", filepath.Join(testdata, "graphql_likes.json")},

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/monitor"
-	"github.com/roostapi/roost/postgres"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
-	"github.com/roostapi/roost/storetest"
+	"github.com/roostapi/roost/internal/monitor"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/store/storetest"
 )
 
 // hookLog is a webhook receiver that is slow on purpose (so that a kill

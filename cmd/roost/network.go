@@ -9,14 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/roostapi/roost/network"
+	"github.com/roostapi/roost/internal/research/graph"
 )
 
 func cmdNetwork(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network", "network --db DB [--edges reply,quote,repost,mention] [--format gexf|graphml|csv] [--part edges|nodes] [--min-degree N] [--max-nodes N] [--out FILE] QUERY")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
 	edges := fs.String("edges", "reply,quote,repost,mention", "kinds of edge: reply, quote, repost, mention (repost edges need include:nativeretweets in the query)")
-	format := fs.String("format", network.FormatGEXF, "gexf (Gephi), graphml or csv (two tables for Gephi's spreadsheet import: edges and nodes)")
+	format := fs.String("format", graph.FormatGEXF, "gexf (Gephi), graphml or csv (two tables for Gephi's spreadsheet import: edges and nodes)")
 	part := fs.String("part", "", "with --format csv, write only this table: edges or nodes (default: with --out FILE both, the edges in FILE and the nodes in FILE-nodes.csv beside it; on standard output the edges)")
 	minDegree := fs.Int("min-degree", 0, "leave out users with fewer edges than this in the output: those with fewer are dropped until every user written has this many among the users written, also after --max-nodes")
 	maxNodes := fs.Int("max-nodes", 0, "keep at most this many users: those of most weighted degree once --min-degree is applied (default: all)")
@@ -25,14 +25,14 @@ func cmdNetwork(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	kinds, err := network.ParseKinds(*edges)
+	kinds, err := graph.ParseKinds(*edges)
 	if err != nil {
 		return usageError("--edges must be a comma-separated list of reply, quote, repost and mention")
 	}
-	if !slices.Contains(network.Formats(), *format) {
-		return usageError("--format must be one of %s", strings.Join(network.Formats(), ", "))
+	if !slices.Contains(graph.Formats(), *format) {
+		return usageError("--format must be one of %s", strings.Join(graph.Formats(), ", "))
 	}
-	if *part != "" && (*format != network.FormatCSV || !slices.Contains(network.Parts(), *part)) {
+	if *part != "" && (*format != graph.FormatCSV || !slices.Contains(graph.Parts(), *part)) {
 		return usageError("--part is edges or nodes, with --format csv")
 	}
 	if *minDegree < 0 || *maxNodes < 0 {
@@ -43,11 +43,11 @@ func cmdNetwork(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	if slices.Contains(kinds, network.Repost) && !strings.Contains(text, "nativeretweets") &&
+	if slices.Contains(kinds, graph.Repost) && !strings.Contains(text, "nativeretweets") &&
 		!strings.Contains(text, "filter:retweets") {
 		fmt.Fprintln(e.stderr, "note: search leaves native reposts out; add include:nativeretweets to the query for repost edges")
 	}
-	g, err := network.Build(ctx, s, q, text, network.Options{Kinds: kinds, MinDegree: *minDegree, MaxNodes: *maxNodes})
+	g, err := graph.Build(ctx, s, q, text, graph.Options{Kinds: kinds, MinDegree: *minDegree, MaxNodes: *maxNodes})
 	if err != nil {
 		return err
 	}
@@ -61,8 +61,8 @@ func cmdNetwork(ctx context.Context, e *env, args []string) error {
 // writeNetwork writes g to out (standard output when ""). CSV is two
 // tables: part names one; without it a file gets both (nodes beside it,
 // see nodesPath) and standard output the edges.
-func writeNetwork(e *env, g *network.Graph, format, part, out string) error {
-	if format != network.FormatCSV {
+func writeNetwork(e *env, g *graph.Graph, format, part, out string) error {
+	if format != graph.FormatCSV {
 		return toFile(e.stdout, out, func(w io.Writer) error { return g.Write(w, format) })
 	}
 	table := func(part string) func(io.Writer) error {
@@ -73,13 +73,13 @@ func writeNetwork(e *env, g *network.Graph, format, part, out string) error {
 		return toFile(e.stdout, out, table(part))
 	case out == "":
 		fmt.Fprintln(e.stderr, "note: standard output holds the edges table; --part nodes writes the nodes, --out FILE both")
-		return toFile(e.stdout, "", table(network.PartEdges))
+		return toFile(e.stdout, "", table(graph.PartEdges))
 	}
 	nodes := nodesPath(out)
-	if err := toFile(e.stdout, nodes, table(network.PartNodes)); err != nil {
+	if err := toFile(e.stdout, nodes, table(graph.PartNodes)); err != nil {
 		return err
 	}
-	if err := toFile(e.stdout, out, table(network.PartEdges)); err != nil {
+	if err := toFile(e.stdout, out, table(graph.PartEdges)); err != nil {
 		os.Remove(nodes) // no nodes table without its edges
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roostapi/roost/export"
-	"github.com/roostapi/roost/search"
-	"github.com/roostapi/roost/social"
+	"github.com/roostapi/roost/internal/research/export"
+	"github.com/roostapi/roost/internal/search"
+	"github.com/roostapi/roost/internal/social"
 )
 
 // queryArgs parses flags and positional arguments in any order: the

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/export"
+	"github.com/roostapi/roost/internal/research/export"
 	"github.com/roostapi/roost/internal/syncbuf"
 )
 

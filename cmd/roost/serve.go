@@ -14,15 +14,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roostapi/roost/admin"
-	"github.com/roostapi/roost/billing"
-	"github.com/roostapi/roost/gen"
-	"github.com/roostapi/roost/httpapi"
-	"github.com/roostapi/roost/live"
-	"github.com/roostapi/roost/monitor"
-	"github.com/roostapi/roost/postgres"
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlstore"
+	"github.com/roostapi/roost/internal/api/admin"
+	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/monitor"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world/gen"
+	"github.com/roostapi/roost/internal/world/live"
 )
 
 // maxSearchTimeout leaves a stopped search time to be answered within the

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/roostapi/roost/social"
-	"github.com/roostapi/roost/sqlite"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 // defaultDB is the SQLite file used when --db is not given.

@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/roostapi/roost/internal/social"
+)
+
+// spaceBody is GET /space/{space_id}, following the hosted service's
+// example: times are Unix milliseconds (ended_at as a string, as hosted),
+// null while unknown; creator and participants are profiles (SPEC 2.2).
+type spaceBody struct {
+	ID                          string            `json:"id"`
+	State                       string            `json:"state"`
+	Title                       string            `json:"title"`
+	MediaKey                    string            `json:"media_key"`
+	CreatedAt                   *int64            `json:"created_at"`
+	ScheduledStart              *int64            `json:"scheduled_start"`
+	StartedAt                   *int64            `json:"started_at"`
+	EndedAt                     *string           `json:"ended_at"`
+	UpdatedAt                   *int64            `json:"updated_at"`
+	DisallowJoin                bool              `json:"disallow_join"`
+	NarrowCastSpaceType         int               `json:"narrow_cast_space_type"`
+	IsEmployeeOnly              bool              `json:"is_employee_only"`
+	IsLocked                    bool              `json:"is_locked"`
+	IsSpaceAvailableForReplay   bool              `json:"is_space_available_for_replay"`
+	IsSpaceAvailableForClipping bool              `json:"is_space_available_for_clipping"`
+	ConversationControls        int               `json:"conversation_controls"`
+	TotalReplayWatched          int64             `json:"total_replay_watched"`
+	TotalLiveListeners          int64             `json:"total_live_listeners"`
+	Creator                     *profile          `json:"creator"`
+	Participants                spaceParticipants `json:"participants"`
+}
+
+type spaceParticipants struct {
+	Total    int       `json:"total"`
+	Admins   []profile `json:"admins"`
+	Speakers []profile `json:"speakers"`
+}
+
+// millis is t in Unix milliseconds, nil for the zero time.
+func millis(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := t.UnixMilli()
+	return &ms
+}
+
+// serveSpace is GET /space/{space_id}.
+func serveSpace(ctx context.Context, s *server, a *args) (any, int, error) {
+	sp, err := s.store.Space(ctx, a.name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("space %s: %w", a.name, err)
+	}
+	ids := append(append([]int64{sp.CreatorID}, sp.Admins...), sp.Speakers...)
+	users, err := s.store.UsersByIDs(ctx, ids)
+	if err != nil {
+		return nil, 0, fmt.Errorf("people of space %s: %w", a.name, err)
+	}
+	byID := make(map[int64]*social.User, len(users))
+	for i := range users {
+		byID[users[i].ID] = &users[i]
+	}
+	people := func(ids []int64) []profile {
+		out := make([]profile, 0, len(ids))
+		for _, id := range ids {
+			if u := byID[id]; u != nil {
+				out = append(out, newProfile(u, true))
+			}
+		}
+		return out
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sp.ID))
+	out := spaceBody{ID: sp.ID, State: sp.State, Title: sp.Title,
+		MediaKey:  "28_" + strconv.FormatUint(h.Sum64()>>1, 10),
+		CreatedAt: millis(sp.CreatedAt), ScheduledStart: millis(sp.ScheduledStart), StartedAt: millis(sp.StartedAt),
+		UpdatedAt: millis(sp.UpdatedAt), IsSpaceAvailableForReplay: sp.Replay,
+		TotalReplayWatched: sp.ReplayWatched, TotalLiveListeners: sp.Listeners,
+		Participants: spaceParticipants{Admins: people(sp.Admins), Speakers: people(sp.Speakers)}}
+	if ms := millis(sp.EndedAt); ms != nil {
+		e := strconv.FormatInt(*ms, 10)
+		out.EndedAt = &e
+	}
+	if c := people([]int64{sp.CreatorID}); len(c) == 1 {
+		out.Creator = &c[0]
+	}
+	out.Participants.Total = len(out.Participants.Admins) + len(out.Participants.Speakers)
+	return out, 1, nil
+}

@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/roostapi/roost/internal/store/migration"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrate applies every step newer than the schema's version in one
+// transaction that first takes an advisory lock named after the schema, so
+// that processes starting at once apply each step exactly once: the others
+// wait, then find the steps recorded.
+func (s *Store) migrate(ctx context.Context) error {
+	steps, err := migration.Load(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var schema *string
+		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return fmt.Errorf("postgres: open %s: %w", s.name, err)
+		}
+		if schema == nil {
+			return fmt.Errorf("postgres: open %s: no schema of the search_path exists", s.name)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('roost migrate ' || $1))`, *schema); err != nil {
+			return fmt.Errorf("postgres: open %s: migration lock: %w", s.name, err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`); err != nil {
+			return fmt.Errorf("postgres: open %s: %w", s.name, err)
+		}
+		for _, m := range steps {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, m.Version).Scan(&n); err != nil {
+				return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+			}
+			if n > 0 {
+				continue
+			}
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+				m.Version, m.Name, time.Now().UnixMicro()); err != nil {
+				return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+			}
+			s.log.Info("applied migration", "db", s.name, "schema", *schema, "migration", m.Name)
+		}
+		return nil
+	})
+}
+
+// Ready reports an error unless the database answers and every migration
+// this binary embeds is applied.
+func (s *Store) Ready(ctx context.Context) error {
+	steps, err := migration.Load(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("postgres: ready: %w", unavailable(err))
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return fmt.Errorf("postgres: ready: %w", err)
+	}
+	if p := migration.Pending(steps, applied); len(p) > 0 {
+		return fmt.Errorf("postgres: migrations not applied: %v", p)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlstore"
+)
+
+// versionsReader reads the change counters (sqlstore.VersionsSQL) for
+// nearly every paid request. It first looks in each file's log index
+// (pageWatch) whether a commit wrote the page of its versions table since
+// the counters were last read, which takes no lock and no system call;
+// only then does it read them, on a connection of its own and through the
+// driver directly: no pool, no conversion of arguments, and no watcher of
+// the context (the driver starts one for each statement run under a
+// context that can end). The read takes no lock a writer holds for long
+// (WAL mode), and busy_timeout bounds what it may wait for.
+type versionsReader struct {
+	db *sql.DB // one connection, query-only
+
+	mu   sync.Mutex
+	conn *sql.Conn   // nil until the first read, and after a failed one
+	stmt driver.Stmt // prepared on conn
+	row  [4]driver.Value
+
+	// The versions pages of the database and of the billing file, and
+	// the counters last read (while known).
+	content, keys pageWatch
+	last          social.Versions
+	known         bool
+	reads         int // counters read from the files (tests)
+}
+
+// versionsSQL is sqlstore.VersionsSQL with each counter read from its
+// file: 'content' from the database, 'keys' from the billing file.
+const versionsSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
+	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `')`
+
+// versionPagesSQL is versionsSQL and the page each versions table is on,
+// while it is on one page (a few short rows; else NULL, and the counters
+// are read every time).
+const versionPagesSQL = versionsSQL + `,
+	(SELECT rootpage FROM main.sqlite_schema WHERE name = 'versions'
+		AND (SELECT count(*) FROM dbstat('main') WHERE name = 'versions') = 1),
+	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions'
+		AND (SELECT count(*) FROM dbstat('billing') WHERE name = 'versions') = 1)`
+
+func newVersionsReader(path string) (*versionsReader, error) {
+	db, err := attached(path, true)
+	if err != nil {
+		return nil, err
+	}
+	return &versionsReader{db: single(db), content: pageWatch{shm: openShm(path)},
+		keys: pageWatch{shm: openShm(BillingPath(path))}}, nil
+}
+
+// Versions reads the change counters (see social.Versions). ctx is checked
+// before the read, not during it.
+func (s *Store) Versions(ctx context.Context) (social.Versions, error) {
+	if err := ctx.Err(); err != nil {
+		return social.Versions{}, fmt.Errorf("sqlite: versions: %w", err)
+	}
+	return s.versions.read()
+}
+
+func (r *versionsReader) read() (social.Versions, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.known && r.content.unchanged() && r.keys.unchanged() {
+		return r.last, nil
+	}
+	r.known = false
+	hc, okc := r.content.mark()
+	hk, okk := r.keys.mark()
+	v, pages, err := r.readFiles()
+	if err != nil {
+		return social.Versions{}, err
+	}
+	r.content.settle(hc, pages[0], okc)
+	r.keys.settle(hk, pages[1], okk)
+	r.last, r.known = v, true
+	return v, nil
+}
+
+// readFiles reads the counters and the versions tables' pages.
+func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
+	r.reads++
+	var pages [2]uint32
+	ctx := context.Background()
+	if r.conn == nil {
+		conn, err := r.db.Conn(ctx)
+		if err != nil {
+			return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+		}
+		r.conn = conn
+	}
+	var v social.Versions
+	err := r.conn.Raw(func(dc any) error {
+		if r.stmt == nil {
+			p, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return fmt.Errorf("driver connection %T cannot prepare", dc)
+			}
+			st, err := p.PrepareContext(ctx, versionPagesSQL)
+			if err != nil {
+				return err
+			}
+			r.stmt = st
+		}
+		q, ok := r.stmt.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("driver statement %T cannot query", r.stmt)
+		}
+		rows, err := q.QueryContext(ctx, nil)
+		if err != nil {
+			return err
+		}
+		err = rows.Next(r.row[:])
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		var okc, okk bool
+		v.Content, okc = r.row[0].(int64)
+		v.Keys, okk = r.row[1].(int64)
+		if !okc || !okk {
+			return fmt.Errorf("counters read as %T and %T", r.row[0], r.row[1])
+		}
+		for i := range pages {
+			if p, ok := r.row[2+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
+				pages[i] = uint32(p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		r.reset()
+		return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+	}
+	return v, pages, nil
+}
+
+// reset drops the connection and its statement after a failed read: the
+// next read starts on a fresh one.
+func (r *versionsReader) reset() {
+	if r.stmt != nil {
+		st := r.stmt
+		r.conn.Raw(func(any) error { return st.Close() }) //nolint:errcheck // its connection goes too
+		r.stmt = nil
+	}
+	if r.conn != nil {
+		r.conn.Close() //nolint:errcheck // nothing was written on it
+		r.conn = nil
+	}
+}
+
+// close releases the reader's connection.
+func (r *versionsReader) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reset()
+	r.known = false
+	r.content.shm.close()
+	r.keys.shm.close()
+	r.content.shm, r.keys.shm = nil, nil
+	return r.db.Close()
+}

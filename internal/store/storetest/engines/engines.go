@@ -1,0 +1,58 @@
+// Package engines opens a fresh, empty store of each database engine for
+// the tests of packages above the engines (the engines' own tests use
+// package storetest directly: this package imports them).
+package engines
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlite"
+	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/store/storetest"
+)
+
+// Store is what both engines' stores are.
+type Store interface {
+	social.Store
+	Monitors() sqlstore.Monitors
+}
+
+// Engine opens a fresh store, closed when t ends.
+type Engine struct {
+	Name string
+	Open func(t testing.TB) Store
+}
+
+// All are SQLite (a file in t's temporary directory) and PostgreSQL (a
+// fresh schema of ROOST_TEST_POSTGRES, skipped when it is unset and
+// failing under CI=true, as storetest.PostgresURL does).
+func All() []Engine {
+	return []Engine{{"sqlite", openSQLite}, {"postgres", func(t testing.TB) Store { return Postgres(t) }}}
+}
+
+func openSQLite(t testing.TB) Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Postgres opens a store on a fresh schema of ROOST_TEST_POSTGRES.
+func Postgres(t testing.TB) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered after FreshSchema's cleanup, so it runs before the schema
+	// is dropped.
+	t.Cleanup(func() { st.Close() })
+	return st
+}

@@ -1,0 +1,46 @@
+package storetest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/roostapi/roost/internal/dev/searchtest"
+	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlite"
+)
+
+func TestSQLite(t *testing.T) {
+	Run(t, func(t *testing.T) social.Store {
+		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestPostgres(t *testing.T) {
+	base := PostgresURL(t)
+	Run(t, func(t *testing.T) social.Store {
+		s, err := postgres.Open(context.Background(), FreshSchema(t, base), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestPostgresSearchVectors runs the search vectors and property tests that
+// sqlite's TestSearch runs, so both engines answer every query alike.
+func TestPostgresSearchVectors(t *testing.T) {
+	s, err := postgres.Open(context.Background(), FreshSchema(t, PostgresURL(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	searchtest.Run(t, s)
+}
