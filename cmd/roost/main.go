@@ -1,4 +1,4 @@
-// Command roost serves the social-data API of SPEC.md from an embedded
+// Command roost serves a social-data HTTP API (docs/api.md) from an embedded
 // SQLite file or a PostgreSQL database, and manages what it serves:
 // generated networks, imported archives, API keys and copies between
 // engines. Run `roost --help` for the commands.
