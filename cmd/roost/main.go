@@ -38,6 +38,9 @@ type env struct {
 	// progressEvery is how often progress is written where stderr is not
 	// a terminal (progressInterval; tests shorten it).
 	progressEvery time.Duration
+	// madeFlags, when set, is given each flag set a command makes (the
+	// documentation test reads the real flags of every command).
+	madeFlags func(*flag.FlagSet)
 }
 
 // progressInterval is how often a long command writes a progress line to
@@ -140,6 +143,9 @@ Run 'roost COMMAND --help' for the flags of a command.`)
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if e.madeFlags != nil {
+		e.madeFlags(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "Usage: roost %s\n\nFlags:\n", synopsis)
 		fs.SetOutput(e.stdout)
