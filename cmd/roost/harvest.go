@@ -31,7 +31,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	out := fset.String("out", "", "write one response page a line to this file (.gz: compressed), for roost import")
 	maxItems := fset.Int("max-items", 0, "stop after this many items (0: no limit)")
 	ahead := fset.Int("ahead", harvest.DefaultAhead, "pages fetched while earlier ones are stored, all waiting pages stored in one transaction\n"+
-		"(0: fetch, store and checkpoint one page at a time); a crash refetches, and pays again for, at most 2×N+1 pages")
+		"(0: fetch, store and checkpoint one page at a time); a crash refetches, and pays again for, at most 2×N+4 pages")
 	var maxCost usdFlag
 	fset.Var(&maxCost, "max-cost", "spend at most this many US dollars in all, the runs a --resume continues included\n"+
 		"(the client stops before a page that could cross it)")

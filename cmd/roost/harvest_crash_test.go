@@ -268,7 +268,7 @@ func harvestSeed(t *testing.T) uint64 {
 // upstream's items (the file each once, in order; the database its posts,
 // users and relation rows in the walk's order), every id of a by-ids file
 // was answered (found or missing, in order), and the runs together fetched no more pages again
-// than the README allows (at most 2×ahead+4 a stop).
+// than docs/harvesting.md allows (at most 2×ahead+4 a stop).
 func TestHarvestKillResume(t *testing.T) {
 	u := newTappedUpstream(t)
 	rng := rand.New(rand.NewPCG(harvestSeed(t), 1))

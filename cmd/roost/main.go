@@ -1,4 +1,4 @@
-// Command roost serves the social-data API of SPEC.md from an embedded
+// Command roost serves a social-data HTTP API (docs/api.md) from an embedded
 // SQLite file or a PostgreSQL database, and manages what it serves:
 // generated networks, imported archives, API keys and copies between
 // engines. Run `roost --help` for the commands.
@@ -38,6 +38,9 @@ type env struct {
 	// progressEvery is how often progress is written where stderr is not
 	// a terminal (progressInterval; tests shorten it).
 	progressEvery time.Duration
+	// madeFlags, when set, is given each flag set a command makes (the
+	// documentation test reads the real flags of every command).
+	madeFlags func(*flag.FlagSet)
 }
 
 // progressInterval is how often a long command writes a progress line to
@@ -140,6 +143,9 @@ Run 'roost COMMAND --help' for the flags of a command.`)
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if e.madeFlags != nil {
+		e.madeFlags(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "Usage: roost %s\n\nFlags:\n", synopsis)
 		fs.SetOutput(e.stdout)

@@ -480,20 +480,3 @@ func TestKeysSaysWhichDatabase(t *testing.T) {
 		t.Errorf("a given --db is announced: %s", errOut)
 	}
 }
-
-// TestREADMEStandsAlone: the README sends no reader to files a clone of
-// the repository does not have.
-func TestREADMEStandsAlone(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ref := range []string{"../shared", "SPEC.md", "CONTRACT.md", "DESIGN.md"} {
-		if strings.Contains(string(b), ref) {
-			t.Errorf("README.md refers to %s, which a clone does not have", ref)
-		}
-	}
-	if !strings.Contains(string(b), "/docs") {
-		t.Errorf("README.md does not point to /docs for the API")
-	}
-}

@@ -105,7 +105,7 @@ type User struct {
 	Protected    bool
 	Verified     bool // legacy verification (the `verified` field)
 	BlueVerified bool // paid verification (`is_blue_verified`)
-	ShadowBanned bool // never matches from: in search (SPEC 4.17)
+	ShadowBanned bool // never matches from: in search (docs/search.md, "Rules")
 	CanDM        bool
 
 	FollowersCount  int64

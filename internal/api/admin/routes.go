@@ -128,7 +128,7 @@ type (
 		Name       string    `json:"name,omitempty"`
 		CreditsUSD usdAmount `json:"credits_usd"`
 		RateLimit  int       `json:"rate_limit,omitempty"` // requests per minute; 0: the server's default
-		Fault      string    `json:"fault,omitempty"`      // the sandbox's fault plan (see the README)
+		Fault      string    `json:"fault,omitempty"`      // the sandbox's fault plan (docs/sandbox.md)
 	}
 	topUpRequest struct {
 		CreditsUSD usdAmount `json:"credits_usd"`

@@ -9,7 +9,7 @@ import (
 )
 
 // serveCommunityPosts is 4.3. On every page requested with a cursor the
-// community's pinned post, if any, comes first (SPEC 4.3), unless the page
+// community's pinned post, if any, comes first (docs/api.md, "Decisions"), unless the page
 // holds it already; it is an item like any other.
 func serveCommunityPosts(ctx context.Context, s *server, a *args) (any, int, error) {
 	c, err := s.store.Community(ctx, a.id)

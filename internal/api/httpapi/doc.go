@@ -4,7 +4,8 @@
 // shape → debit → JSON; routes.go is the table of endpoints and handler.go
 // that pipeline.
 //
-// Decisions a client can see, where SPEC.md and CONTRACT.md leave room:
+// Decisions a client can see, where the hosted service does not say
+// (docs/api.md holds them all, for clients):
 //   - /healthz and /metrics need no key; /user/balance needs one and is free.
 //   - A POST without Content-Type is accepted when its body is JSON; any
 //     other Content-Type than application/json (parameters allowed) is 415.
@@ -24,5 +25,6 @@
 //     beyond; they are not billed.
 //   - A mention whose user id is unknown has "id_str": "".
 //   - Page envelopes put next_cursor first.
-//   - A path ServeMux would clean (//, /./) answers 307 to the clean path.
+//   - A path ServeMux would clean (//, /./, ..) or with a trailing / is 404
+//     Unknown endpoint, not a redirect.
 package httpapi

@@ -25,7 +25,8 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.message }
 
-// Messages fixed by SPEC.md and CONTRACT.md.
+// Messages of the error answers (docs/api.md, "Errors"); those the hosted
+// service answers with are its own words.
 const (
 	msgUnauthenticated = "No valid API key provided"
 	msgRateLimited     = "Too many requests"

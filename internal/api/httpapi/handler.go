@@ -17,7 +17,7 @@ import (
 )
 
 // endpoint runs a route through its steps, in the order the API's money
-// rules fix (docs: "Order of a request"): 405 for another method → 401 →
+// rules fix (docs/api.md, "The order of a request's checks"): 405 for another method → 401 →
 // the key's hold on the server (429 past its share) → the sandbox's delay
 // and injected 429 → the rate limit (429) → the body, read before any of
 // the server's slots is taken (402 first for a key that cannot pay and

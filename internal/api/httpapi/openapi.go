@@ -112,7 +112,7 @@ func paramDocs() map[string]string {
 		paramTargetUserID: "the id of the user who may be followed",
 		"cursor":          "next_cursor of the previous page; omit (or send empty) for the first page",
 		"type":            "order: Latest (newest first, the default) or Top (by engagement score)",
-		"query":           "the search text (for /search, the operator language of the README)",
+		"query":           "the search text (for /search, the network's operator language: words, \"phrases\", from:, since:, filter:, OR, -…)",
 		paramMonitorID:    "a monitor's id (26 lower-case letters and digits)",
 		"page":            "the page of monitors, from 1 (50 a page)",
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Page envelopes (SPEC 2.5): next_cursor is always present, null on the
+// Page envelopes (docs/api.md, "Pages and cursors"): next_cursor is always present, null on the
 // last page and on an empty page.
 type tweetsPage[T any] struct {
 	NextCursor *string `json:"next_cursor"`

@@ -15,8 +15,8 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// FullPost is roost's own shape of a post (the full shape of SPEC 2.1, as
-// tweets-by-ids serves it): the shape of JSON-lines exports.
+// FullPost is roost's own shape of a post (the full shape of docs/api.md,
+// "Objects", as tweets-by-ids serves it): the shape of JSON-lines exports.
 func FullPost(v *social.PostView) any { return newFullPost(v) }
 
 // Streamed answers. An export is written as it is read, a chunk at a time;

@@ -45,7 +45,7 @@ func TestRouterBuilds(t *testing.T) {
 			}
 		}
 	}
-	// SPEC.md's 17, the hosted service's 18 others and the 4 research
+	// The hosted API's 17 (docs/api.md, "The seventeen endpoints"), the hosted service's 18 others and the 4 research
 	// endpoints under both prefixes, the balance endpoint bare, the 9
 	// monitoring routes under both prefixes and bare, and POST
 	// /user/webhook bare.

@@ -8,7 +8,7 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Page sizes (CONTRACT "Pages and cursors").
+// Page sizes (docs/api.md, "Pages and cursors").
 const (
 	pageSize       = 20
 	listsPageSize  = 100
@@ -16,7 +16,7 @@ const (
 )
 
 // prefixes are the first path segments every data endpoint answers under:
-// SPEC.md's neutral one and the hosted service's.
+// the neutral one and the hosted service's (docs/api.md, "Paths and prefixes").
 var prefixes = [...]string{"/social", "/twitter"}
 
 // Path parameters.
@@ -67,9 +67,10 @@ type route struct {
 	local bool
 }
 
-// routes is every endpoint of SPEC.md §4 (numbered as there), the balance
-// endpoint of CONTRACT.md, and the hosted service's other reads (its SDK's
-// paths, then the older paths of its earlier documentation).
+// routes is every endpoint: the seventeen of the hosted API's specification
+// (numbered as in docs/api.md, "The seventeen endpoints"), the balance
+// endpoint, and the hosted service's other reads (its SDK's paths, then the
+// older paths of its earlier documentation).
 func routes() []*route {
 	table := []*route{
 		{name: "user_tweets", method: http.MethodGet, path: "/user/{user_id}/tweets", param: paramUserID, paged: true, limit: pageSize, notFound: msgNotFound, serve: serveUserPosts(false)},                                                          // 4.1

@@ -9,7 +9,7 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// The list object (SPEC 2.4) in the network's GraphQL form. Everything is
+// The list object (docs/api.md, "Objects") in the network's GraphQL form. Everything is
 // derived from the stored List and its owner: opaque ids are base64 of
 // "<Type>:<id>" as the network writes them; the banner media id is a
 // stable hash of the banner URL (a banner of the network's standard

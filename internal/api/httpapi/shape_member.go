@@ -6,7 +6,7 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// member is the community member object (SPEC 2.3). community_role is
+// member is the community member object (docs/api.md, "Objects"). community_role is
 // "Admin", "Moderator" or "Member".
 type member struct {
 	ID                   int64  `json:"id"`

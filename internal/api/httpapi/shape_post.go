@@ -6,7 +6,7 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Post shapes (SPEC 2.1). Field order follows the SPEC table. Nested
+// Post shapes (docs/api.md, "Objects"). Field order is the hosted service's. Nested
 // quoted_status / retweeted_status use the shape of the post that carries
 // them; they go as deep as social.Hydrate resolves (a repost's
 // retweeted_status carries its own quoted_status) and are null beyond.

@@ -12,7 +12,7 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-// profileFields are the profile fields (SPEC 2.2) after `id`.
+// profileFields are the profile fields (docs/api.md, "Objects") after `id`.
 type profileFields struct {
 	IDStr                string  `json:"id_str"`
 	Name                 string  `json:"name"`
@@ -33,7 +33,7 @@ type profileFields struct {
 	CanDM                *bool   `json:"can_dm"`
 }
 
-// profile is the user profile object (SPEC 2.2).
+// profile is the user profile object (docs/api.md, "Objects").
 type profile struct {
 	ID int64 `json:"id"`
 	profileFields
@@ -53,7 +53,7 @@ func newProfileFields(u *social.User, dmKnown bool) profileFields {
 		URL:                  optString(u.URL),
 		Description:          u.Description,
 		Protected:            u.Protected,
-		Verified:             u.Verified || u.BlueVerified, // CONTRACT "Profiles"
+		Verified:             u.Verified || u.BlueVerified, // legacy or blue (docs/api.md, "Objects")
 		FollowersCount:       u.FollowersCount,
 		FriendsCount:         u.FriendsCount,
 		ListedCount:          u.ListedCount,

@@ -12,7 +12,8 @@ import (
 
 // spaceBody is GET /space/{space_id}, following the hosted service's
 // example: times are Unix milliseconds (ended_at as a string, as hosted),
-// null while unknown; creator and participants are profiles (SPEC 2.2).
+// null while unknown; creator and participants are profiles (docs/api.md,
+// "Objects").
 type spaceBody struct {
 	ID                          string            `json:"id"`
 	State                       string            `json:"state"`

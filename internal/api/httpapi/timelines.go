@@ -72,7 +72,8 @@ func serveSearch(ctx context.Context, s *server, a *args) (any, int, error) {
 	defer cancel()
 	if a.order == social.Latest {
 		// The platform stops giving cursors after many pages of Latest
-		// (SPEC 4.17); a fault plan makes that happen after N.
+		// (docs/search.md, "Reading past the cursors"); a fault plan makes that
+		// happen after N.
 		a.cursorPages = a.plan.LatestCursorPages
 	}
 	page, err := s.store.Search(sctx, a.query, a.order, a.req())

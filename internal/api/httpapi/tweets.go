@@ -52,7 +52,7 @@ func serveUserLikes(ctx context.Context, s *server, a *args) (any, int, error) {
 	return s.compactPage(ctx, a, page.Items, page.Next)
 }
 
-// serveList is GET /list/{list_id}: the list object (SPEC 2.4).
+// serveList is GET /list/{list_id}: the list object (docs/api.md, "Objects").
 func serveList(ctx context.Context, s *server, a *args) (any, int, error) {
 	l, err := s.store.List(ctx, a.id)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // checkpoints copy) or every 5 ms in small parts (paced). It reports the
 // flush's p50 and p99 in µs:
 //
-//	go test ./perf -run X -bench DiskFlush -benchtime 1x
+//	go test ./internal/dev/perf -run X -bench DiskFlush -benchtime 1x
 //
 // On a disk whose write cache the kernel can only flush whole (no FUA, as
 // a virtual disk: /sys/block/*/queue/fua), every sync waits for all

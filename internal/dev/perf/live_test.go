@@ -113,7 +113,7 @@ func TestCompareLive(t *testing.T) {
 // and the p99 from commit to webhook POST of the user monitors; with
 // -cpuprofile or -blockprofile it shows where the time goes:
 //
-//	ROOST_BENCH_DB=/tmp/b1m.db go test ./perf -run X -bench Live -benchtime 1x -blockprofile block.out
+//	ROOST_BENCH_DB=/tmp/b1m.db go test ./internal/dev/perf -run X -bench Live -benchtime 1x -blockprofile block.out
 func BenchmarkLive(b *testing.B) {
 	ctx := context.Background()
 	rig := benchRig(b)

@@ -68,7 +68,7 @@ func TestNewRigNeedsData(t *testing.T) {
 // BenchmarkPages reports p50 and p99 of each kind of page on the SQLite
 // database named by ROOST_BENCH_DB (make one with `roost gen`):
 //
-//	ROOST_BENCH_DB=/tmp/b1m.db go test ./perf -run X -bench Pages -benchtime 500x
+//	ROOST_BENCH_DB=/tmp/b1m.db go test ./internal/dev/perf -run X -bench Pages -benchtime 500x
 func BenchmarkPages(b *testing.B) {
 	rig := benchRig(b)
 	for i, c := range rig.Classes() {

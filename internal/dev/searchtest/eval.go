@@ -1,6 +1,6 @@
 // Package searchtest checks a store's search against a brute-force
 // reference: Eval decides whether one post matches a parsed query, written
-// directly from the operator semantics (CONTRACT.md, search/ast.go) and
+// directly from the operator semantics (docs/search.md, search/ast.go) and
 // sharing no code with any store's compiler; Run generates a fixed network
 // into an empty store and checks the store's Search against Eval on the
 // vector file search/testdata/search_vectors.txt and on random queries.

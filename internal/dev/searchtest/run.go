@@ -109,8 +109,8 @@ func walk(ctx context.Context, s social.Store, q *search.Query, order social.Ord
 	}
 }
 
-// walkMaxID repeats q with max_id: set to the lowest id received, as SPEC
-// 4.17 tells researchers to; max_id: is inclusive, so the post at the
+// walkMaxID repeats q with max_id: set to the lowest id received, as
+// docs/search.md, "Reading past the cursors", tells researchers to; max_id: is inclusive, so the post at the
 // boundary comes again first and is dropped.
 func walkMaxID(ctx context.Context, s social.Store, q *search.Query, want int) ([]int64, error) {
 	var out []int64

@@ -71,7 +71,8 @@ type Job struct {
 	// earlier ones; the sink takes every waiting page in one write. 0
 	// fetches a page only after the one before is stored, one page a
 	// write. A crash loses the pages fetched but not yet stored (at most
-	// 2×Ahead+1): --resume fetches them, and pays for them, again.
+	// 2×Ahead+4, docs/harvesting.md): --resume fetches them, and pays for
+	// them, again.
 	Ahead int
 }
 

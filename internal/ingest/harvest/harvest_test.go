@@ -428,7 +428,7 @@ func (s *stuckSink) Write(ctx context.Context, pages []harvest.Page) error {
 }
 
 // TestAheadBound: while a write is stuck, the harvest fetches ahead, but
-// no more than the README says may be fetched and not stored (2×Ahead+4
+// no more than docs/harvesting.md says may be fetched and not stored (2×Ahead+4
 // pages, those being written included), and the walk then ends whole.
 func TestAheadBound(t *testing.T) {
 	u := newUpstream(t)

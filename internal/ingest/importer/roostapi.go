@@ -10,8 +10,8 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// apiPost is a post as SPEC.md §2.1 serves it (compact, full or
-// highlights shape).
+// apiPost is a post as the API serves it (compact, full or highlights
+// shape: docs/api.md, "Objects").
 type apiPost struct {
 	TweetCreatedAt       string      `json:"tweet_created_at"`
 	ID                   flexInt     `json:"id"`
@@ -102,7 +102,7 @@ func (a *apiPost) convert(b *social.Batch, depth int) (int64, error) {
 	return id, nil
 }
 
-// apiList is a list as SPEC.md §2.4 serves it.
+// apiList is a list as the API serves it (docs/api.md, "Objects").
 type apiList struct {
 	IDStr              flexInt `json:"id_str"`
 	Name               string  `json:"name"`

@@ -37,7 +37,7 @@ import (
 // ROOST_BENCH_POSTS posts (default 100,000) is generated into a temporary
 // SQLite file first.
 //
-//	ROOST_BENCH_DB=/tmp/m1.db go test ./export -run '^$' -bench Research -benchtime 3x
+//	ROOST_BENCH_DB=/tmp/m1.db go test ./internal/research/export -run '^$' -bench Research -benchtime 3x
 func BenchmarkResearch(b *testing.B) {
 	ctx := context.Background()
 	var err error

@@ -18,7 +18,7 @@ import (
 
 // TestExportEverything: include:nativeretweets alone matches every post a
 // database holds, native reposts included, so it exports the whole
-// database (the query README and roost export --help name for that), each
+// database (the query docs/research.md and roost export --help name for that), each
 // post once, on both engines.
 func TestExportEverything(t *testing.T) {
 	for _, eng := range engines {

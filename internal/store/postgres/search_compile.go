@@ -252,7 +252,8 @@ func (c *compiler) filterCond(k search.FilterKind) (string, error) {
 }
 
 // authorIn compiles from:NAME to the ids of the users with that screen
-// name who are not shadow-banned (SPEC 4.17: their posts never match).
+// name who are not shadow-banned (their posts never match: docs/search.md,
+// "Rules").
 func (c *compiler) authorIn(name string) (string, error) {
 	rows, err := c.pool.Query(c.ctx, `SELECT id FROM users WHERE lower(screen_name) = $1 AND NOT shadow_banned`,
 		strings.ToLower(name))

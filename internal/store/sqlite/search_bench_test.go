@@ -19,7 +19,7 @@ import (
 // percentiles of first pages, later pages and max_id: walks:
 //
 //	roost gen --db /tmp/search10m.db --users 100000 --posts 10000000
-//	ROOST_BENCH_DB=/tmp/search10m.db go test ./sqlite -run '^$' -bench SearchMix -benchtime 3x
+//	ROOST_BENCH_DB=/tmp/search10m.db go test ./internal/store/sqlite -run '^$' -bench SearchMix -benchtime 3x
 //
 // The mix takes its user names and rare words from the database, so it
 // works on any generated network. ROOST_BENCH_QUERY, when set, replaces the

@@ -225,7 +225,7 @@ func filterCond(k search.FilterKind) (cond, error) {
 
 // authors resolves from:NAME to the ids of the users with that screen name
 // (any case) who are not shadow-banned: a shadow-banned author's posts
-// never match from: (SPEC 4.17).
+// never match from: (docs/search.md, "Rules").
 func (c *compiler) authors(name string) ([]int64, error) {
 	rows, err := c.s.query(c.ctx, `SELECT id FROM users WHERE screen_name = ? COLLATE NOCASE AND shadow_banned = 0`, name)
 	if err != nil {

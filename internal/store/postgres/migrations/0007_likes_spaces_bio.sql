@@ -1,4 +1,4 @@
--- Likes, audio spaces and the extended bio (the endpoints beyond SPEC.md:
+-- Likes, audio spaces and the extended bio (endpoints beyond the seventeen:
 -- /user/{id}/likes, /tweets/{id}/liking_users, /space/{id},
 -- /user/{username}/extended-bio).
 

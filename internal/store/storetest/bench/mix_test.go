@@ -23,7 +23,7 @@ import (
 // in the schema roost_bench_<posts> of ROOST_TEST_POSTGRES. It reports the
 // p50 and p99 latency of each query and, when it loads, the import rate:
 //
-//	go test ./storetest/bench -run '^$' -bench Mix -benchtime 200x -timeout 2h
+//	go test ./internal/store/storetest/bench -run '^$' -bench Mix -benchtime 200x -timeout 2h
 
 func benchPosts() int {
 	if n, err := strconv.Atoi(os.Getenv("ROOST_BENCH_POSTS")); err == nil && n > 0 {
