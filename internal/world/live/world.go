@@ -86,7 +86,7 @@ func (lw *World) load(ctx context.Context) error {
 	if lw.baseMS == 0 {
 		base := int64(EmptyBaseMS)
 		if n := len(lw.ring); n > 0 {
-			if ms := snowflakeMS(lw.ring[n-1].ID); ms > sqlstore.SnowflakeEpochMS {
+			if ms := snowflakeMS(lw.ring[n-1].ID); ms > social.SnowflakeEpochMS {
 				base = ms + TickMS
 			}
 		}
@@ -321,9 +321,9 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 }
 
 // snowflakeMS is the Unix millisecond time of a snowflake id.
-func snowflakeMS(id int64) int64 { return id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS }
+func snowflakeMS(id int64) int64 { return id>>social.SnowflakeShift + social.SnowflakeEpochMS }
 
 // snowflake is the id of millisecond ms from worker and sequence.
 func snowflake(ms, worker, seq int64) int64 {
-	return (ms-sqlstore.SnowflakeEpochMS)<<sqlstore.SnowflakeShift | (worker&1023)<<12 | seq&4095
+	return (ms-social.SnowflakeEpochMS)<<social.SnowflakeShift | (worker&1023)<<12 | seq&4095
 }
