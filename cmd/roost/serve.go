@@ -249,7 +249,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		defer adminLn.Close()
 	}
-	var s social.Store
+	var s store
 	if len(c.dbRead) > 0 {
 		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
 	} else {
@@ -396,7 +396,7 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 // fillDemo fills a database that holds nothing at all (no users, posts or
 // keys) with the demo network and a demo key. A database that holds
 // anything is left as it is, and no key is made.
-func fillDemo(ctx context.Context, e *env, s social.Store) (string, *gen.Examples, error) {
+func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, error) {
 	counts, err := s.Counts(ctx)
 	if err != nil {
 		return "", nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 	"github.com/roostapi/roost/internal/world/live"
 )
 
@@ -197,12 +198,12 @@ type liveBench struct {
 // each), 7% user_following and 7% user_profile monitors, the rest
 // user_tweets, on the authors of the newest posts, most posts first: the
 // living world mostly makes them act.
-func (b *liveBench) register(ctx context.Context, world sqlstore.World) error {
+func (b *liveBench) register(ctx context.Context, w world.Store) error {
 	n := b.cfg.Monitors
 	if n <= 0 {
 		return nil
 	}
-	users, err := activeUsers(ctx, world, b.rig.users)
+	users, err := activeUsers(ctx, w, b.rig.users)
 	if err != nil {
 		return err
 	}
@@ -243,8 +244,8 @@ func (b *liveBench) register(ctx context.Context, world sqlstore.World) error {
 
 // activeUsers are the authors of the newest posts, most posts first, then
 // the sampled users.
-func activeUsers(ctx context.Context, world sqlstore.World, sampled []sample) ([]int64, error) {
-	recent, err := world.RecentPosts(ctx, 4096)
+func activeUsers(ctx context.Context, w world.Store, sampled []sample) ([]int64, error) {
+	recent, err := w.RecentPosts(ctx, 4096)
 	if err != nil {
 		return nil, fmt.Errorf("perf: newest posts: %w", err)
 	}

@@ -9,11 +9,6 @@ import (
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
-// monitorStore is a store that keeps monitors and a change log.
-type monitorStore interface {
-	Monitors() sqlstore.Monitors
-}
-
 // testChangeLog: writes log the posts and follows they insert and the
 // full profiles they write, in their own transaction (a failed write logs
 // nothing), and only while a monitor exists, bulk loads included; the
@@ -22,11 +17,7 @@ type monitorStore interface {
 func testChangeLog(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := ctxFor(t)
-	ms, ok := s.(monitorStore)
-	if !ok {
-		t.Fatal("the store keeps no monitors")
-	}
-	m := ms.Monitors()
+	m := s.Monitors()
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	post := func(id, author int64) social.Post {
 		return social.Post{ID: id, AuthorID: author, CreatedAt: t0, Text: "p", Lang: "en"}

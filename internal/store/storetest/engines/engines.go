@@ -8,17 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
 )
 
 // Store is what both engines' stores are.
 type Store interface {
-	social.Store
-	Monitors() sqlstore.Monitors
+	storetest.Store
 }
 
 // Engine opens a fresh store, closed when t ends.
