@@ -19,9 +19,10 @@ func isPostgres(db string) bool {
 }
 
 // store is a store of either engine: the data, with the storage of the
-// living world that the commands wire in.
+// gateway and the living world that the commands wire in.
 type store interface {
 	social.Store
+	Gateway() sqlstore.Gateway
 	World() sqlstore.World
 }
 
