@@ -219,7 +219,7 @@ func TestRecordNext(t *testing.T) {
 		ms := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors()
 		now := time.Now().Add(time.Second)
 		until := now.Add(time.Minute)
-		due := func(at time.Time) []sqlstore.Outgoing {
+		due := func(at time.Time) []monitor.Outgoing {
 			t.Helper()
 			d, err := ms.Due(ctx, at, 10)
 			if err != nil {
@@ -234,20 +234,20 @@ func TestRecordNext(t *testing.T) {
 		if got, err := ms.Lease(ctx, &first[0], now, until); !got || err != nil {
 			t.Fatalf("lease: %v %v", got, err)
 		}
-		attempt := func(o *sqlstore.Outgoing, state string, next time.Time, keep bool) *sqlstore.Outgoing {
+		attempt := func(o *monitor.Outgoing, state string, next time.Time, keep bool) *monitor.Outgoing {
 			t.Helper()
 			var u time.Time
 			if keep {
 				u = until
 			}
-			n, err := ms.RecordNext(ctx, sqlstore.Attempt{MonitorID: o.Monitor.ID, EventID: o.ID, Attempt: o.Attempts + 1,
+			n, err := ms.RecordNext(ctx, monitor.Attempt{MonitorID: o.Monitor.ID, EventID: o.ID, Attempt: o.Attempts + 1,
 				Status: 200, At: now}, state, next, now, u)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return n
 		}
-		second := attempt(&first[0], sqlstore.EventDelivered, now, true)
+		second := attempt(&first[0], monitor.EventDelivered, now, true)
 		if second == nil || second.ID <= first[0].ID {
 			t.Fatalf("after the first: %+v, want the next event", second)
 		}
@@ -258,7 +258,7 @@ func TestRecordNext(t *testing.T) {
 			t.Error("a stale event leased the monitor again")
 		}
 		// A retry releases the monitor, and its later events wait for it.
-		if n := attempt(second, sqlstore.EventPending, now.Add(time.Hour), true); n != nil {
+		if n := attempt(second, monitor.EventPending, now.Add(time.Hour), true); n != nil {
 			t.Errorf("a retry handed over event %d", n.ID)
 		}
 		if d := due(now); len(d) != 0 {
@@ -271,11 +271,11 @@ func TestRecordNext(t *testing.T) {
 		if got, err := ms.Lease(ctx, &retry[0], now, until); !got || err != nil {
 			t.Fatalf("lease after the backoff: %v %v", got, err)
 		}
-		third := attempt(&retry[0], sqlstore.EventDelivered, now, true)
+		third := attempt(&retry[0], monitor.EventDelivered, now, true)
 		if third == nil || third.ID <= second.ID {
 			t.Fatalf("after the second: %+v, want the third", third)
 		}
-		if n := attempt(third, sqlstore.EventDelivered, now, true); n != nil {
+		if n := attempt(third, monitor.EventDelivered, now, true); n != nil {
 			t.Errorf("after the last: event %d", n.ID)
 		}
 		// Released: the monitor's next event (a new post) is due at once.

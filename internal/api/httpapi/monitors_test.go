@@ -260,7 +260,7 @@ func TestMonitorsDeliver(t *testing.T) {
 		}
 		w = e.do(call{path: "/monitors/" + profile, key: keyA})
 		det := decode[monitorDetailsBody](t, w)
-		if det.Data.Events[sqlstore.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
+		if det.Data.Events[monitor.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
 			t.Errorf("details: %s", w.Body)
 		}
 		// Delivered events are pruned after KeepEvents; the log stays.
@@ -269,7 +269,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			t.Fatal(err)
 		}
 		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
-		if det.Data.Events[sqlstore.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
+		if det.Data.Events[monitor.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
 			t.Errorf("after pruning: %+v", det.Data)
 		}
 		if w := e.do(call{method: http.MethodDelete, path: "/monitors/" + tweets, key: keyA}); w.Code != http.StatusOK {
@@ -335,7 +335,7 @@ func TestMonitorsRetry(t *testing.T) {
 			waitDeliver(t, svc)
 		}
 		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
-		if ev := det.Data.Events; ev[sqlstore.EventDead] != 1 || ev[sqlstore.EventDelivered] != 4 || ev[sqlstore.EventPending] != 0 {
+		if ev := det.Data.Events; ev[monitor.EventDead] != 1 || ev[monitor.EventDelivered] != 4 || ev[monitor.EventPending] != 0 {
 			t.Errorf("events %v, want 1 dead and 4 delivered", ev)
 		}
 	})
@@ -379,7 +379,7 @@ func TestMonitorsPause(t *testing.T) {
 			t.Fatalf("%d deliveries without balance", n)
 		}
 		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
-		if det.Data.Status != sqlstore.MonitorPaused || det.Data.Events[sqlstore.EventPending] != 1 {
+		if det.Data.Status != monitor.MonitorPaused || det.Data.Events[monitor.EventPending] != 1 {
 			t.Fatalf("after an unpaid event: %+v", det.Data)
 		}
 		if n, _ := svc.Resume(ctx); n != 0 {

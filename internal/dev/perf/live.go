@@ -348,7 +348,7 @@ func (b *liveBench) pending(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("perf: %w", err)
 		}
-		n += c[sqlstore.EventPending]
+		n += c[monitor.EventPending]
 	}
 	return n, nil
 }

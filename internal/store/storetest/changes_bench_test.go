@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // BenchmarkChangeLog is the cost of the change log on the plain write
@@ -44,8 +44,8 @@ func BenchmarkChangeLog(b *testing.B) {
 				ctx := context.Background()
 				t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 				if watched {
-					err := s.Monitors().Create(ctx, sqlstore.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1,
-						Kind: "user_tweets", UserID: 1, Params: []byte("{}"), State: sqlstore.MonitorActive, CreatedAt: t0})
+					err := s.Monitors().Create(ctx, monitor.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1,
+						Kind: "user_tweets", UserID: 1, Params: []byte("{}"), State: monitor.MonitorActive, CreatedAt: t0})
 					if err != nil {
 						b.Fatal(err)
 					}
