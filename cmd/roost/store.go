@@ -19,9 +19,10 @@ func isPostgres(db string) bool {
 }
 
 // store is a store of either engine: the data, with the storage of the
-// gateway and the living world that the commands wire in.
+// monitors, the gateway and the living world that the commands wire in.
 type store interface {
 	social.Store
+	Monitors() sqlstore.Monitors
 	Gateway() sqlstore.Gateway
 	World() sqlstore.World
 }

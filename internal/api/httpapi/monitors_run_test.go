@@ -16,16 +16,16 @@ import (
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // twoStores opens one database of eng twice, as two server processes do.
-func twoStores(t *testing.T, eng string) (social.Store, social.Store) {
+func twoStores(t *testing.T, eng string) (storeengines.Store, storeengines.Store) {
 	t.Helper()
 	ctx := context.Background()
-	open := func(at string) social.Store {
-		var st social.Store
+	open := func(at string) storeengines.Store {
+		var st storeengines.Store
 		var err error
 		if eng == "sqlite" {
 			st, err = sqlite.Open(ctx, at, nil)
@@ -45,10 +45,9 @@ func twoStores(t *testing.T, eng string) (social.Store, social.Store) {
 	return open(at), open(at)
 }
 
-func runService(t *testing.T, st social.Store, opt monitor.Options) *monitor.Service {
+func runService(t *testing.T, st storeengines.Store, opt monitor.Options) *monitor.Service {
 	t.Helper()
-	opt.AllowPrivate = true
-	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
+	svc := newMonitors(st, opt)
 	runLoop(t, svc)
 	return svc
 }
@@ -216,7 +215,7 @@ func TestRecordNext(t *testing.T) {
 		if _, err := svc.DispatchOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ms := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors()
+		ms := e.monitors
 		now := time.Now().Add(time.Second)
 		until := now.Add(time.Minute)
 		due := func(at time.Time) []monitor.Outgoing {
@@ -322,7 +321,7 @@ func TestSearchMonitorsAtOnce(t *testing.T) {
 		e, _ := monitorEnv(t, eng, monitor.Options{})
 		_, keyID := e.key(t, 1_000_000, 0)
 		gated := &gatedSearch{Store: e.store, n: 2, all: make(chan struct{})}
-		svc := monitor.New(e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors(), gated, e.store,
+		svc := monitor.New(e.monitors, gated, e.store,
 			NewRenderer(e.store), monitor.Options{AllowPrivate: true}, nil)
 		ctx := context.Background()
 		for _, q := range []string{"from:carol", "from:bob"} {

@@ -17,7 +17,7 @@ import (
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // receiver is a webhook receiver in the test process: it keeps every
@@ -77,12 +77,18 @@ func monitorEnvOf(t testing.TB, eng engine, batch *social.Batch, opt monitor.Opt
 	if _, err := st.Write(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
-	opt.AllowPrivate = true
 	reg := prometheus.NewRegistry()
 	opt.Registry = reg
-	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
-	return &env{store: st, reg: reg, h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc},
-		st, nil, nil)}, svc
+	svc := newMonitors(st, opt)
+	return &env{store: st, reg: reg, monitors: st.Monitors(),
+		h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc}, st, nil, nil)}, svc
+}
+
+// newMonitors is a monitor service over st's monitors that allows private
+// webhook targets and is not run: the test runs or steps it.
+func newMonitors(st storeengines.Store, opt monitor.Options) *monitor.Service {
+	opt.AllowPrivate = true
+	return monitor.New(st.Monitors(), st, st, NewRenderer(st), opt, nil)
 }
 
 // Users of the monitor tests.
@@ -264,7 +270,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			t.Errorf("details: %s", w.Body)
 		}
 		// Delivered events are pruned after KeepEvents; the log stays.
-		if err := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors().Prune(context.Background(),
+		if err := e.monitors.Prune(context.Background(),
 			time.Now().Add(monitor.KeepEvents)); err != nil {
 			t.Fatal(err)
 		}
