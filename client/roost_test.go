@@ -10,6 +10,7 @@ import (
 
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/textentity"
@@ -53,12 +54,19 @@ func startRoost(rateLimit int) *exampleServer {
 		CreatedAt: exampleNow()}, 100_000_000); err != nil {
 		panic(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{Now: exampleNow}, st, nil, nil))
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{Now: exampleNow, Monitors: exampleMonitors(st)}, st, nil, nil))
 	return &exampleServer{URL: srv.URL, Key: key, close: func() {
 		srv.Close()
 		st.Close()
 		os.RemoveAll(dir)
 	}}
+}
+
+// exampleMonitors is the monitor service of an example server, over st's
+// monitors: private webhook targets are allowed, and it is not run
+// (nothing is dispatched or delivered).
+func exampleMonitors(st *sqlite.Store) *monitor.Service {
+	return monitor.New(st.Monitors(), st, st, httpapi.NewRenderer(st), monitor.Options{AllowPrivate: true, Now: exampleNow}, nil)
 }
 
 // exampleWorld is three users and 45 posts of gopher's, one every two

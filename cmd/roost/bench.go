@@ -105,7 +105,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 			"living world at %s with %d monitors\n", *requests, *rounds, *liveRate, *monitors)
 		var rep *perf.LiveReport
 		rep, err = rig.CompareLive(ctx, perf.LiveConfig{Every: every, Monitors: *monitors, Requests: *requests, Rounds: *rounds,
-			Seed: *seed, Log: e.log}, e.stderr)
+			Seed: *seed, Log: e.log, MonitorStore: s.Monitors(), World: s.World()}, e.stderr)
 		if err == nil {
 			perf.ReportLive(e.stdout, rep)
 		}

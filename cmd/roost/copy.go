@@ -81,17 +81,12 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 
 // copyWorld copies the world row (the gen seed, the living world's tick
 // and clock), so that the copy lives on as the original would.
-func copyWorld(ctx context.Context, src, dst any) error {
-	from, ok1 := worldOf(src)
-	to, ok2 := worldOf(dst)
-	if !ok1 || !ok2 {
-		return nil
-	}
-	st, err := from.State(ctx)
+func copyWorld(ctx context.Context, src, dst store) error {
+	st, err := src.World().State(ctx)
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
-	if err := to.Put(ctx, st); err != nil {
+	if err := dst.World().Put(ctx, st); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"github.com/roostapi/roost/internal/store/postgres"
 )
 
-func openPostgres(ctx context.Context, url string, log *slog.Logger) (social.Store, error) {
+func openPostgres(ctx context.Context, url string, log *slog.Logger) (store, error) {
 	return postgres.Open(ctx, url, log)
 }
 

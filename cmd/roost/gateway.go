@@ -14,10 +14,6 @@ import (
 	"github.com/roostapi/roost/client"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/gateway"
-	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/postgres"
-	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // upstreamKeyEnv names the environment variable of the upstream key.
@@ -135,7 +131,7 @@ func (g *gatewayFlags) validate() error {
 }
 
 // build makes the gateway over s, or nil without --upstream.
-func (g *gatewayFlags) build(s social.Store, e *env, reg *prometheus.Registry) (*gateway.Gateway, error) {
+func (g *gatewayFlags) build(s store, e *env, reg *prometheus.Registry) (*gateway.Gateway, error) {
 	if *g.url == "" {
 		return nil, nil
 	}
@@ -147,16 +143,7 @@ func (g *gatewayFlags) build(s social.Store, e *env, reg *prometheus.Registry) (
 	if err != nil {
 		return nil, usageError("--upstream: %v", err)
 	}
-	var store sqlstore.Gateway
-	switch st := s.(type) {
-	case *sqlite.Store:
-		store = st.Gateway()
-	case *postgres.Store:
-		store = st.Gateway()
-	default:
-		return nil, fmt.Errorf("gateway: the store %T has no page cache", s)
-	}
-	return gateway.New(gateway.Config{Client: c, Store: store, Writer: s, Price: g.price.micros,
+	return gateway.New(gateway.Config{Client: c, Store: s.Gateway(), Writer: s, Price: g.price.micros,
 		Limits: g.limits, Fresh: g.fresh, HoldExpiry: *g.timeout, CacheMaxAge: *g.maxAge, Log: e.log, Registry: reg}), nil
 }
 

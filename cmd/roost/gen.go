@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/world/gen"
 )
 
@@ -40,16 +39,17 @@ func cmdGen(ctx context.Context, e *env, args []string) error {
 	return enc.Encode(sum)
 }
 
-// generate writes a network and reports progress on stderr.
-func generate(ctx context.Context, e *env, w social.Writer, cfg gen.Config) (gen.Summary, error) {
+// generate writes a network into s, records its seed for the living
+// world and reports progress on stderr.
+func generate(ctx context.Context, e *env, s store, cfg gen.Config) (gen.Summary, error) {
 	start := time.Now()
 	p := newBar(e, "generating", int64(cfg.Posts), "posts")
-	sum, err := gen.Generate(ctx, w, cfg, func(n int) { p.Set(int64(n)) })
+	sum, err := gen.Generate(ctx, s, cfg, func(n int) { p.Set(int64(n)) })
 	p.Finish()
 	if err != nil {
 		return sum, fmt.Errorf("generate: %w", err)
 	}
-	if err := recordSeed(ctx, w, cfg.Seed); err != nil {
+	if err := s.World().SetSeed(ctx, cfg.Seed); err != nil {
 		return sum, fmt.Errorf("generate: %w", err)
 	}
 	el := time.Since(start)

@@ -6,28 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/world/live"
 )
-
-// worldOf is the living world's storage of a store.
-func worldOf(s any) (sqlstore.World, bool) {
-	w, ok := s.(interface{ World() sqlstore.World })
-	if !ok {
-		return sqlstore.World{}, false
-	}
-	return w.World(), true
-}
-
-// recordSeed records the seed a network was generated with, for the
-// living world.
-func recordSeed(ctx context.Context, w social.Writer, seed int64) error {
-	if world, ok := worldOf(w); ok {
-		return world.SetSeed(ctx, seed)
-	}
-	return nil
-}
 
 // liveGroup is how many ticks roost live writes in one transaction when
 // no rate holds it back.
@@ -35,12 +15,8 @@ const liveGroup = 64
 
 // openLive opens the living world of store s and says on stderr where it
 // starts.
-func openLive(ctx context.Context, e *env, s social.Store) (*live.World, error) {
-	world, ok := worldOf(s)
-	if !ok {
-		return nil, fmt.Errorf("the store %T keeps no living world", s)
-	}
-	lw, err := live.Open(ctx, world, s, e.log)
+func openLive(ctx context.Context, e *env, s store) (*live.World, error) {
+	lw, err := live.Open(ctx, s.World(), s, e.log)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
 )
@@ -249,7 +248,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		defer adminLn.Close()
 	}
-	var s social.Store
+	var s store
 	if len(c.dbRead) > 0 {
 		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
 	} else {
@@ -306,17 +305,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		cfg.Upstream = upstream
 		fmt.Fprintln(e.stderr, c.gw.describe())
 	}
-	var mon *monitor.Service
-	if ms, ok := s.(interface{ Monitors() sqlstore.Monitors }); ok {
-		mon = monitor.New(ms.Monitors(), s, s, httpapi.NewRenderer(s), monitor.Options{AllowPrivate: c.hooks.private,
-			Price: c.price.micros, Workers: c.hooks.workers, Timeout: c.hooks.timeout, MaxAttempts: c.hooks.attempts,
-			Backoff: c.hooks.backoff, Registry: reg}, e.log)
-		cfg.Monitors = mon
-		runCtx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); mon.Run(runCtx) }()
-		defer func() { stop(); <-done }()
-	}
+	mon := monitor.New(s.Monitors(), s, s, httpapi.NewRenderer(s), monitor.Options{AllowPrivate: c.hooks.private,
+		Price: c.price.micros, Workers: c.hooks.workers, Timeout: c.hooks.timeout, MaxAttempts: c.hooks.attempts,
+		Backoff: c.hooks.backoff, Registry: reg}, e.log)
+	cfg.Monitors = mon
+	runCtx, stopMonitors := context.WithCancel(ctx)
+	monitorsDone := make(chan struct{})
+	go func() { defer close(monitorsDone); mon.Run(runCtx) }()
+	defer func() { stopMonitors(); <-monitorsDone }()
 	h := httpapi.New(cfg, s, limiter, e.log)
 	servers := []*http.Server{newHTTPServer(h)}
 	listeners := []net.Listener{ln}
@@ -396,7 +392,7 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 // fillDemo fills a database that holds nothing at all (no users, posts or
 // keys) with the demo network and a demo key. A database that holds
 // anything is left as it is, and no key is made.
-func fillDemo(ctx context.Context, e *env, s social.Store) (string, *gen.Examples, error) {
+func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, error) {
 	counts, err := s.Counts(ctx)
 	if err != nil {
 		return "", nil, err

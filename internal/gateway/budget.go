@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/billing"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/gateway/ledger"
 )
 
 // Limit is one upstream budget: Micros micro-USD in total, or per UTC day
@@ -31,10 +31,10 @@ func ParseLimit(s string) (Limit, error) {
 
 // budgets are the limits that apply at t, as stored periods, the
 // smallest of each kind, the total first.
-func budgets(limits []Limit, t time.Time) []sqlstore.Budget {
-	var out []sqlstore.Budget
+func budgets(limits []Limit, t time.Time) []ledger.Budget {
+	var out []ledger.Budget
 	for _, daily := range [...]bool{false, true} {
-		b := sqlstore.Budget{Period: "total"}
+		b := ledger.Budget{Period: "total"}
 		if daily {
 			b.Period = "day:" + t.UTC().Format(time.DateOnly)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/roostapi/roost/client"
 	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
@@ -225,7 +226,7 @@ func testBudget(t *testing.T, up *upstream, fronts []*front, limit int64, period
 func TestBudgets(t *testing.T) {
 	limits := []Limit{{Micros: 9, Daily: true}, {Micros: 100}, {Micros: 5, Daily: true}, {Micros: 70}}
 	got := budgets(limits, time.Date(2026, 11, 25, 23, 30, 0, 0, time.FixedZone("", -3600)))
-	want := []sqlstore.Budget{{Period: "total", Limit: 70}, {Period: "day:2026-11-26", Limit: 5}}
+	want := []ledger.Budget{{Period: "total", Limit: 70}, {Period: "day:2026-11-26", Limit: 5}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("budgets %v, want %v", got, want)
 	}

@@ -18,9 +18,9 @@ import (
 
 	"github.com/roostapi/roost/client"
 	"github.com/roostapi/roost/internal/api/httpapi"
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/ingest/importer"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // DefaultPrice is what upstream is assumed to bill per returned item, in
@@ -37,7 +37,7 @@ type Config struct {
 	// unset: the shared budget is Limits).
 	Client *client.Client
 	// Store keeps the page cache, the upstream ledger and the budget.
-	Store sqlstore.Gateway
+	Store Store
 	// Writer stores the posts and users of fetched pages.
 	Writer social.Writer
 	// Price is upstream's price per item in micro-USD (0: DefaultPrice).
@@ -109,7 +109,7 @@ func New(cfg Config) *Gateway {
 // fetched is the outcome of one upstream call, shared by the requests
 // that waited for it.
 type fetched struct {
-	page   sqlstore.CachedPage
+	page   ledger.Page
 	leader string // the request that made the call and is charged its cost
 	cost   int64  // what upstream billed
 }
@@ -118,7 +118,7 @@ type fetched struct {
 // the upstream ledger.
 func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byte, int, error) {
 	key := cacheKey(req)
-	entry := sqlstore.UpstreamEntry{RequestID: req.RequestID, KeyID: req.KeyID, Endpoint: req.Route,
+	entry := ledger.Entry{RequestID: req.RequestID, KeyID: req.KeyID, Endpoint: req.Route,
 		Status: http.StatusOK, At: g.cfg.Now()}
 	defer func() {
 		if err := g.cfg.Store.LogUpstream(context.WithoutCancel(ctx), entry); err != nil {
@@ -157,8 +157,8 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 
 // cached returns the page under key when it is fresh: the copy held in
 // memory, else the stored one.
-func (g *Gateway) cached(ctx context.Context, key, route string) (sqlstore.CachedPage, bool, error) {
-	fresh := func(p sqlstore.CachedPage) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)] }
+func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, bool, error) {
+	fresh := func(p ledger.Page) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)] }
 	if p, ok := g.memory.get(key); ok && fresh(p) {
 		return p, true, nil
 	}
@@ -193,7 +193,7 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	reserved := int64(max(req.MaxItems, 1)) * g.cfg.Price
 	hold := rand.Text()
 	if err := g.cfg.Store.Reserve(ctx, hold, limits, reserved, now); err != nil {
-		if errors.Is(err, sqlstore.ErrBudgetSpent) {
+		if errors.Is(err, ledger.ErrBudgetSpent) {
 			g.metrics.calls.WithLabelValues(req.Route, "budget").Inc()
 			return f, &httpapi.Answer{Status: http.StatusPaymentRequired, Message: MsgBudgetSpent}
 		}
@@ -222,7 +222,7 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 		return f, err
 	}
 	g.metrics.calls.WithLabelValues(req.Route, "ok").Inc()
-	f.page = sqlstore.CachedPage{Body: body, Items: items, FetchedAt: now}
+	f.page = ledger.Page{Body: body, Items: items, FetchedAt: now}
 	if err := g.cfg.Store.PutPage(ctx, key, req.Route, f.page); err != nil {
 		g.cfg.Log.ErrorContext(ctx, "cache page", "request_id", req.RequestID, "err", err)
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest/engines"
 )
@@ -32,7 +33,7 @@ func testReclaim(t *testing.T, st gatewayStore) {
 	f := newFront(t, up, st, limit)
 	g := st.Gateway()
 	period := budgets([]Limit{limit}, testNow)[0]
-	if err := g.Reserve(ctx, "crashed", []sqlstore.Budget{period}, limit.Micros, testNow); err != nil {
+	if err := g.Reserve(ctx, "crashed", []ledger.Budget{period}, limit.Micros, testNow); err != nil {
 		t.Fatal(err)
 	}
 	key, _ := newKey(st, 1_000_000)
@@ -64,7 +65,7 @@ func testReclaim(t *testing.T, st gatewayStore) {
 
 	// A call outliving its reservation: released by Maintain, then settled.
 	later := now.Add(time.Hour)
-	slow := []sqlstore.Budget{{Period: "total:slow", Limit: 10_000}}
+	slow := []ledger.Budget{{Period: "total:slow", Limit: 10_000}}
 	if err := g.Reserve(ctx, "slow", slow, 1_000, now); err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +83,8 @@ func testReclaim(t *testing.T, st gatewayStore) {
 		t.Fatalf("after a late settle: spent %d reserved %d, want 700 and 0", s, r)
 	}
 	// A budget refusing part of a reservation releases the rest.
-	small := sqlstore.Budget{Period: "day:test", Limit: 10}
-	if err := g.Reserve(ctx, "big", []sqlstore.Budget{{Period: "total:test", Limit: 1_000}, small}, 500, now); err == nil {
+	small := ledger.Budget{Period: "day:test", Limit: 10}
+	if err := g.Reserve(ctx, "big", []ledger.Budget{{Period: "total:test", Limit: 1_000}, small}, 500, now); err == nil {
 		t.Fatal("a reservation past a budget was taken")
 	}
 	if _, r, _ := g.Spent(ctx, "total:test"); r != 0 {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/gateway/ledger"
 )
 
 // memoryBytes bounds the pages a gateway keeps in memory besides its
@@ -26,7 +26,7 @@ type memory struct {
 
 type memoryEntry struct {
 	key  string
-	page sqlstore.CachedPage
+	page ledger.Page
 }
 
 func newMemory(max int) *memory {
@@ -34,12 +34,12 @@ func newMemory(max int) *memory {
 }
 
 // get returns the page held under key.
-func (m *memory) get(key string) (sqlstore.CachedPage, bool) {
+func (m *memory) get(key string) (ledger.Page, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.byKey[key]
 	if !ok {
-		return sqlstore.CachedPage{}, false
+		return ledger.Page{}, false
 	}
 	m.order.MoveToFront(e)
 	return e.Value.(*memoryEntry).page, true
@@ -48,7 +48,7 @@ func (m *memory) get(key string) (sqlstore.CachedPage, bool) {
 // put holds p under key (replacing an older copy), and forgets the least
 // recently used pages beyond the bound. A page larger than the bound is
 // not held.
-func (m *memory) put(key string, p sqlstore.CachedPage) {
+func (m *memory) put(key string, p ledger.Page) {
 	// Wall time to the microsecond, as the table keeps it: a monotonic
 	// reading would not age across a suspended host.
 	p.FetchedAt = time.UnixMicro(p.FetchedAt.UnixMicro())

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/gateway/ledger"
 )
 
 // TestMemory: pages are kept most recent first within the bound; a newer
@@ -13,8 +13,8 @@ import (
 // the bound is not kept.
 func TestMemory(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	page := func(n int, d time.Duration) sqlstore.CachedPage {
-		return sqlstore.CachedPage{Body: []byte(strings.Repeat("x", n)), Items: n, FetchedAt: at.Add(d)}
+	page := func(n int, d time.Duration) ledger.Page {
+		return ledger.Page{Body: []byte(strings.Repeat("x", n)), Items: n, FetchedAt: at.Add(d)}
 	}
 	m := newMemory(100)
 	m.put("a", page(40, 0))
@@ -39,7 +39,7 @@ func TestMemory(t *testing.T) {
 	if p, _ := m.get("a"); p.Items != 10 || m.size != 50 {
 		t.Errorf("a newer copy: %d items, %d bytes held", p.Items, m.size)
 	}
-	m.put("now", sqlstore.CachedPage{FetchedAt: time.Now()})
+	m.put("now", ledger.Page{FetchedAt: time.Now()})
 	if p, _ := m.get("now"); p.FetchedAt != p.FetchedAt.Round(0) {
 		t.Error("a page keeps a monotonic clock reading: its age would not count a suspended host")
 	}

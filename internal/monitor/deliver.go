@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // Delivery headers.
@@ -68,7 +67,7 @@ type meta struct {
 
 // Body is the webhook body of an outgoing event: the same bytes on every
 // attempt.
-func Body(o *sqlstore.Outgoing) ([]byte, error) {
+func Body(o *Outgoing) ([]byte, error) {
 	p := payload{Event: o.Event, EventID: EventID(o.ID), Data: o.Data,
 		Meta: meta{MonitorID: o.Monitor.ID, MonitorType: o.Monitor.Kind}}
 	if o.Monitor.UserID > 0 {
@@ -263,7 +262,7 @@ func (s *Service) DeliverDue(ctx context.Context) (int, error) {
 // whose balance does not cover the event gets its monitors paused and the
 // event waits. With keep, a delivered event's monitor stays leased for its
 // next event if one is due, which deliver returns (nil otherwise).
-func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing, keep bool) *sqlstore.Outgoing {
+func (s *Service) deliver(ctx context.Context, o *Outgoing, keep bool) *Outgoing {
 	id := o.Monitor.ID
 	if k, err := s.accounts.Key(ctx, o.Monitor.KeyID); err != nil || k.Balance < s.biller.PerItem() || k.RevokedAt != nil {
 		s.pause(ctx, o, err)
@@ -274,7 +273,7 @@ func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing, keep bool) 
 		url = o.Monitor.WebhookURL
 	}
 	attempt := o.Attempts + 1
-	a := sqlstore.Attempt{MonitorID: id, EventID: o.ID, Attempt: attempt, At: s.opt.Now()}
+	a := Attempt{MonitorID: id, EventID: o.ID, Attempt: attempt, At: s.opt.Now()}
 	var status int
 	var err error
 	if url == nil || *url == "" {
@@ -284,25 +283,25 @@ func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing, keep bool) 
 	}
 	a.Duration, a.Status = s.opt.Now().Sub(a.At), status
 	s.metrics.seconds.Observe(a.Duration.Seconds())
-	state, next := sqlstore.EventDelivered, a.At
+	state, next := EventDelivered, a.At
 	switch {
 	case err == nil && status >= 200 && status < 300:
 		s.charge(ctx, o)
 	case err == nil && !retryable(status):
-		a.Error, state = fmt.Sprintf("answered %d: not retried", status), sqlstore.EventDead
+		a.Error, state = fmt.Sprintf("answered %d: not retried", status), EventDead
 	default:
 		if err != nil {
 			a.Error = err.Error()
 		} else {
 			a.Error = fmt.Sprintf("answered %d", status)
 		}
-		state, next = sqlstore.EventPending, a.At.Add(s.backoff(attempt))
+		state, next = EventPending, a.At.Add(s.backoff(attempt))
 		if attempt >= s.opt.MaxAttempts {
-			state = sqlstore.EventDead
+			state = EventDead
 		}
 	}
-	outcome := map[string]string{sqlstore.EventDelivered: "delivered", sqlstore.EventPending: "retry",
-		sqlstore.EventDead: "dead"}[state]
+	outcome := map[string]string{EventDelivered: "delivered", EventPending: "retry",
+		EventDead: "dead"}[state]
 	s.metrics.deliveries.WithLabelValues(outcome).Inc()
 	var until time.Time
 	if keep {
@@ -316,7 +315,7 @@ func (s *Service) deliver(ctx context.Context, o *sqlstore.Outgoing, keep bool) 
 }
 
 // post sends an event once and returns the receiver's status.
-func (s *Service) post(ctx context.Context, url string, o *sqlstore.Outgoing, attempt int) (int, error) {
+func (s *Service) post(ctx context.Context, url string, o *Outgoing, attempt int) (int, error) {
 	body, err := Body(o)
 	if err != nil {
 		return 0, err
@@ -364,7 +363,7 @@ func (s *Service) backoff(n int) time.Duration {
 // charge takes one item for a delivered event, once per event (its id is
 // the ledger row's request id). A key that cannot pay meanwhile gets its
 // monitors paused: the event was delivered and is not charged.
-func (s *Service) charge(ctx context.Context, o *sqlstore.Outgoing) {
+func (s *Service) charge(ctx context.Context, o *Outgoing) {
 	_, _, err := s.biller.Charge(ctx, social.Debit{KeyID: o.Monitor.KeyID, RequestID: EventID(o.ID),
 		Endpoint: EndpointEvent, Items: 1})
 	switch {
@@ -377,7 +376,7 @@ func (s *Service) charge(ctx context.Context, o *sqlstore.Outgoing) {
 }
 
 // pause pauses the key's monitors and releases this one.
-func (s *Service) pause(ctx context.Context, o *sqlstore.Outgoing, cause error) {
+func (s *Service) pause(ctx context.Context, o *Outgoing, cause error) {
 	s.metrics.deliveries.WithLabelValues("paused").Inc()
 	s.log.Info("monitors: paused: the key's balance does not cover an event", "key", o.Monitor.KeyID, "err", cause)
 	if err := s.store.Pause(ctx, o.Monitor.KeyID); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // Webhook event names, as the hosted API sends them.
@@ -59,30 +58,30 @@ func (s *Service) DispatchOnce(ctx context.Context) (int, error) {
 
 // eventsOf makes the events of a run of changes, in change order, and
 // the profile snapshots they move.
-func (s *Service) eventsOf(ctx context.Context, cs []sqlstore.Change) ([]sqlstore.NewEvent, map[string][]byte, error) {
+func (s *Service) eventsOf(ctx context.Context, cs []Change) ([]NewEvent, map[string][]byte, error) {
 	var authors, followers, profiles []int64
 	for _, c := range cs {
 		switch c.Kind {
-		case sqlstore.ChangePost:
+		case ChangePost:
 			authors = append(authors, c.Subject)
-		case sqlstore.ChangeFollow:
+		case ChangeFollow:
 			followers = append(followers, c.Subject)
-		case sqlstore.ChangeProfile:
+		case ChangeProfile:
 			profiles = append(profiles, c.Subject)
 		}
 		// ChangeUnfollow: the hosted monitors have no event for it.
 	}
-	watching := map[sqlstore.ChangeKind]map[int64][]sqlstore.Monitor{}
-	for kind, q := range map[sqlstore.ChangeKind]struct {
+	watching := map[ChangeKind]map[int64][]Monitor{}
+	for kind, q := range map[ChangeKind]struct {
 		users []int64
 		kind  string
-	}{sqlstore.ChangePost: {authors, UserTweets}, sqlstore.ChangeFollow: {followers, UserFollowing},
-		sqlstore.ChangeProfile: {profiles, UserProfile}} {
+	}{ChangePost: {authors, UserTweets}, ChangeFollow: {followers, UserFollowing},
+		ChangeProfile: {profiles, UserProfile}} {
 		ms, err := s.store.Watching(ctx, unique(q.users), q.kind)
 		if err != nil {
 			return nil, nil, err
 		}
-		by := map[int64][]sqlstore.Monitor{}
+		by := map[int64][]Monitor{}
 		for _, m := range ms {
 			by[m.UserID] = append(by[m.UserID], m)
 		}
@@ -94,11 +93,11 @@ func (s *Service) eventsOf(ctx context.Context, cs []sqlstore.Change) ([]sqlstor
 			continue
 		}
 		switch c.Kind {
-		case sqlstore.ChangePost:
+		case ChangePost:
 			postIDs = append(postIDs, c.Object)
-		case sqlstore.ChangeFollow:
+		case ChangeFollow:
 			userIDs = append(userIDs, c.Object)
-		case sqlstore.ChangeProfile:
+		case ChangeProfile:
 			userIDs = append(userIDs, c.Subject)
 		}
 	}
@@ -126,26 +125,26 @@ func (s *Service) eventsOf(ctx context.Context, cs []sqlstore.Change) ([]sqlstor
 		_, havePost := posts[c.Object]
 		_, haveFollowed := users[c.Object]
 		_, haveUser := users[c.Subject]
-		if (c.Kind == sqlstore.ChangePost && !havePost) || (c.Kind == sqlstore.ChangeFollow && !haveFollowed) ||
-			(c.Kind == sqlstore.ChangeProfile && !haveUser) {
+		if (c.Kind == ChangePost && !havePost) || (c.Kind == ChangeFollow && !haveFollowed) ||
+			(c.Kind == ChangeProfile && !haveUser) {
 			return nil, nil, fmt.Errorf("change %d: what it names is not readable yet", c.Seq)
 		}
 	}
-	var events []sqlstore.NewEvent
+	var events []NewEvent
 	snaps := map[string][]byte{}
 	for _, c := range cs {
 		for _, m := range watching[c.Kind][c.Subject] {
 			switch c.Kind {
-			case sqlstore.ChangePost:
+			case ChangePost:
 				if data, ok := posts[c.Object]; ok {
-					events = append(events, sqlstore.NewEvent{MonitorID: m.ID, Event: EventNewTweet,
+					events = append(events, NewEvent{MonitorID: m.ID, Event: EventNewTweet,
 						Dedup: "post:" + strconv.FormatInt(c.Object, 10), Data: data})
 				}
-			case sqlstore.ChangeFollow:
+			case ChangeFollow:
 				if u, ok := users[c.Object]; ok {
-					events = append(events, sqlstore.NewEvent{MonitorID: m.ID, Event: EventNewFollowing, Data: s.render.User(u)})
+					events = append(events, NewEvent{MonitorID: m.ID, Event: EventNewFollowing, Data: s.render.User(u)})
 				}
-			case sqlstore.ChangeProfile:
+			case ChangeProfile:
 				u, ok := users[c.Subject]
 				if !ok {
 					continue
@@ -160,7 +159,7 @@ func (s *Service) eventsOf(ctx context.Context, cs []sqlstore.Change) ([]sqlstor
 					continue
 				}
 				snaps[m.ID] = after
-				events = append(events, sqlstore.NewEvent{MonitorID: m.ID, Event: EventProfileUpdate,
+				events = append(events, NewEvent{MonitorID: m.ID, Event: EventProfileUpdate,
 					Data: s.render.User(u), Extra: extra})
 			}
 		}
@@ -279,7 +278,7 @@ func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 
 // searchMonitor runs search monitor m over the posts after its watermark
 // up to top.
-func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, top int64, now time.Time) error {
+func (s *Service) searchMonitor(ctx context.Context, m Monitor, top int64, now time.Time) error {
 	next := nextRun(m, now)
 	var found []social.Post
 	if top > m.Watermark {
@@ -323,7 +322,7 @@ func (s *Service) searchMonitor(ctx context.Context, m sqlstore.Monitor, top int
 // takes its time); a refresh after now when the monitor is a whole
 // refresh behind (the service was down), so that missed runs are not
 // made back to back.
-func nextRun(m sqlstore.Monitor, now time.Time) time.Time {
+func nextRun(m Monitor, now time.Time) time.Time {
 	refresh := time.Duration(max(m.Refresh, 1)) * time.Second
 	if next := m.NextRunAt.Add(refresh); next.After(now) {
 		return next
@@ -334,7 +333,7 @@ func nextRun(m sqlstore.Monitor, now time.Time) time.Time {
 // searchEvents are a search monitor's events for its matches, oldest
 // first; the pump.fun monitor keeps authors with enough followers who are
 // not shadow-banned.
-func (s *Service) searchEvents(ctx context.Context, m sqlstore.Monitor, found []social.Post) ([]sqlstore.NewEvent, error) {
+func (s *Service) searchEvents(ctx context.Context, m Monitor, found []social.Post) ([]NewEvent, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -367,10 +366,10 @@ func (s *Service) searchEvents(ctx context.Context, m sqlstore.Monitor, found []
 	if err != nil {
 		return nil, fmt.Errorf("render posts: %w", err)
 	}
-	var events []sqlstore.NewEvent
+	var events []NewEvent
 	for _, id := range ids {
 		if data, ok := posts[id]; ok {
-			events = append(events, sqlstore.NewEvent{MonitorID: m.ID, Event: EventNewTweet,
+			events = append(events, NewEvent{MonitorID: m.ID, Event: EventNewTweet,
 				Dedup: "post:" + strconv.FormatInt(id, 10), Data: data})
 		}
 	}

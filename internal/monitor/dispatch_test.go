@@ -1,4 +1,4 @@
-package monitor
+package monitor_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlite"
 )
@@ -39,8 +40,8 @@ func TestDispatchWaitsForReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &lagging{}
-	svc := New(st.Monitors(), st, st, r, Options{AllowPrivate: true}, nil)
-	if _, err := svc.CreateUser(ctx, 1, UserTweets, Target{UserID: 1}, nil); err != nil {
+	svc := monitor.New(st.Monitors(), st, st, r, monitor.Options{AllowPrivate: true}, nil)
+	if _, err := svc.CreateUser(ctx, 1, monitor.UserTweets, monitor.Target{UserID: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Write(ctx, &social.Batch{Posts: []social.Post{{ID: 5, AuthorID: 1, CreatedAt: t0, Text: "x"}}}); err != nil {
@@ -57,7 +58,7 @@ func TestDispatchWaitsForReadable(t *testing.T) {
 		t.Fatalf("dispatched %d (%v)", n, err)
 	}
 	due, err := st.Monitors().Due(ctx, time.Now(), 10)
-	if err != nil || len(due) != 1 || due[0].Event != EventNewTweet {
+	if err != nil || len(due) != 1 || due[0].Event != monitor.EventNewTweet {
 		t.Fatalf("outbox %+v %v", due, err)
 	}
 }

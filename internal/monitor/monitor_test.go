@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // TestPrivateTargets: without AllowPrivate a private or loopback webhook
@@ -65,7 +63,7 @@ func TestBackoff(t *testing.T) {
 // each starts; one a whole refresh behind runs a refresh after now.
 func TestNextRun(t *testing.T) {
 	due := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := sqlstore.Monitor{Refresh: 5, NextRunAt: due}
+	m := Monitor{Refresh: 5, NextRunAt: due}
 	for _, c := range []struct {
 		late time.Duration
 		want time.Time

@@ -23,7 +23,6 @@ import (
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // Monitor types, as the hosted API names them.
@@ -88,7 +87,7 @@ type Renderer interface {
 
 // Service keeps and runs monitors.
 type Service struct {
-	store    sqlstore.Monitors
+	store    Store
 	data     social.Reader
 	biller   billing.Biller
 	accounts social.Accounts
@@ -100,7 +99,7 @@ type Service struct {
 }
 
 // New returns the service over a store's monitors, its data and accounts.
-func New(store sqlstore.Monitors, data social.Reader, accounts social.Accounts, render Renderer, opt Options,
+func New(store Store, data social.Reader, accounts social.Accounts, render Renderer, opt Options,
 	log *slog.Logger) *Service {
 	if opt.Workers <= 0 {
 		opt.Workers = DefaultWorkers
@@ -147,9 +146,9 @@ type Target struct {
 // CreateUser makes a user monitor (UserTweets, UserFollowing or
 // UserProfile) of the key for the target user, which must exist. A screen
 // name that no store can hold (social.CheckText) is Invalid.
-func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Target, webhook *string) (sqlstore.Monitor, error) {
+func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Target, webhook *string) (Monitor, error) {
 	if err := s.checkWebhook(ctx, "webhook_url", webhook); err != nil {
-		return sqlstore.Monitor{}, err
+		return Monitor{}, err
 	}
 	var u social.User
 	var err error
@@ -158,23 +157,23 @@ func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Ta
 		u, err = s.data.User(ctx, t.UserID)
 	case t.ScreenName != "":
 		if err := social.CheckText(t.ScreenName); err != nil {
-			return sqlstore.Monitor{}, &Invalid{"user_screen_name", err.Error()}
+			return Monitor{}, &Invalid{"user_screen_name", err.Error()}
 		}
 		u, err = s.data.UserByScreenName(ctx, t.ScreenName)
 	default:
-		return sqlstore.Monitor{}, &Invalid{"user_id", "or user_screen_name is required"}
+		return Monitor{}, &Invalid{"user_id", "or user_screen_name is required"}
 	}
 	if errors.Is(err, social.ErrNotFound) || (err == nil && u.Stub) {
 		if t.UserID > 0 {
-			return sqlstore.Monitor{}, &Invalid{"user_id", "is not a known user"}
+			return Monitor{}, &Invalid{"user_id", "is not a known user"}
 		}
-		return sqlstore.Monitor{}, &Invalid{"user_screen_name", "is not a known user"}
+		return Monitor{}, &Invalid{"user_screen_name", "is not a known user"}
 	}
 	if err != nil {
-		return sqlstore.Monitor{}, fmt.Errorf("monitor target: %w", err)
+		return Monitor{}, fmt.Errorf("monitor target: %w", err)
 	}
 	if kind == UserTweets && u.Protected {
-		return sqlstore.Monitor{}, &Invalid{"user_id", "is a protected user"}
+		return Monitor{}, &Invalid{"user_id", "is a protected user"}
 	}
 	params, _ := json.Marshal(map[string]string{"user_screen_name": u.ScreenName, "user_name": u.Name,
 		"user_id_str": strconv.FormatInt(u.ID, 10)})
@@ -190,18 +189,18 @@ func (s *Service) CreateUser(ctx context.Context, keyID int64, kind string, t Ta
 // MaxRefresh) the query runs over the posts newer than the last run. A
 // query that search.Parse refuses (a NUL byte or invalid UTF-8 included)
 // is Invalid.
-func (s *Service) CreateSearch(ctx context.Context, keyID int64, query string, refresh int, webhook *string) (sqlstore.Monitor, error) {
+func (s *Service) CreateSearch(ctx context.Context, keyID int64, query string, refresh int, webhook *string) (Monitor, error) {
 	if query == "" {
-		return sqlstore.Monitor{}, &Invalid{"query", "is required"}
+		return Monitor{}, &Invalid{"query", "is required"}
 	}
 	if _, err := search.Parse(query, s.opt.Now()); err != nil {
-		return sqlstore.Monitor{}, &Invalid{"query", "is not a valid search: " + err.Error()}
+		return Monitor{}, &Invalid{"query", "is not a valid search: " + err.Error()}
 	}
 	if refresh < 1 || refresh > MaxRefresh {
-		return sqlstore.Monitor{}, &Invalid{"refresh_frequency", fmt.Sprintf("must be 1 to %d seconds", MaxRefresh)}
+		return Monitor{}, &Invalid{"refresh_frequency", fmt.Sprintf("must be 1 to %d seconds", MaxRefresh)}
 	}
 	if err := s.checkWebhook(ctx, "webhook_url", webhook); err != nil {
-		return sqlstore.Monitor{}, err
+		return Monitor{}, err
 	}
 	params, _ := json.Marshal(map[string]string{"query": query})
 	m := s.newMonitor(keyID, SearchQuery, webhook, params)
@@ -220,9 +219,9 @@ const (
 
 // CreatePumpFun makes the pump.fun monitor: new posts linking to a pump.fun
 // page by authors with at least 1000 followers, not shadow-banned.
-func (s *Service) CreatePumpFun(ctx context.Context, keyID int64, webhook *string) (sqlstore.Monitor, error) {
+func (s *Service) CreatePumpFun(ctx context.Context, keyID int64, webhook *string) (Monitor, error) {
 	if err := s.checkWebhook(ctx, "webhook_url", webhook); err != nil {
-		return sqlstore.Monitor{}, err
+		return Monitor{}, err
 	}
 	m := s.newMonitor(keyID, SearchPumpFun, webhook, []byte("{}"))
 	m.Query, m.Refresh = pumpFunQuery, pumpFunRefresh
@@ -231,7 +230,7 @@ func (s *Service) CreatePumpFun(ctx context.Context, keyID int64, webhook *strin
 
 // startSearch stores a search monitor that looks at posts after the
 // newest stored one.
-func (s *Service) startSearch(ctx context.Context, m *sqlstore.Monitor) error {
+func (s *Service) startSearch(ctx context.Context, m *Monitor) error {
 	top, err := s.store.MaxPostID(ctx)
 	if err != nil {
 		return err
@@ -240,14 +239,14 @@ func (s *Service) startSearch(ctx context.Context, m *sqlstore.Monitor) error {
 	return s.create(ctx, *m)
 }
 
-func (s *Service) newMonitor(keyID int64, kind string, webhook *string, params []byte) sqlstore.Monitor {
+func (s *Service) newMonitor(keyID int64, kind string, webhook *string, params []byte) Monitor {
 	now := s.opt.Now()
-	return sqlstore.Monitor{ID: newID(now), KeyID: keyID, Kind: kind, Params: params, WebhookURL: webhook,
-		State: sqlstore.MonitorActive, CreatedAt: now.Truncate(time.Microsecond)}
+	return Monitor{ID: newID(now), KeyID: keyID, Kind: kind, Params: params, WebhookURL: webhook,
+		State: MonitorActive, CreatedAt: now.Truncate(time.Microsecond)}
 }
 
 // create stores m and gives its key a signing secret if it has none.
-func (s *Service) create(ctx context.Context, m sqlstore.Monitor) error {
+func (s *Service) create(ctx context.Context, m Monitor) error {
 	if _, err := s.store.Secret(ctx, m.KeyID, newSecret()); err != nil {
 		return err
 	}
@@ -255,13 +254,13 @@ func (s *Service) create(ctx context.Context, m sqlstore.Monitor) error {
 }
 
 // Get returns the key's monitor (another key's: social.ErrNotFound).
-func (s *Service) Get(ctx context.Context, keyID int64, id string) (sqlstore.Monitor, error) {
+func (s *Service) Get(ctx context.Context, keyID int64, id string) (Monitor, error) {
 	return s.store.Get(ctx, keyID, id)
 }
 
 // List returns page (from 1) of the key's monitors, the total and the
 // number of pages.
-func (s *Service) List(ctx context.Context, keyID int64, page int) ([]sqlstore.Monitor, int, int, error) {
+func (s *Service) List(ctx context.Context, keyID int64, page int) ([]Monitor, int, int, error) {
 	if page < 1 {
 		page = 1
 	}
@@ -274,9 +273,9 @@ func (s *Service) List(ctx context.Context, keyID int64, page int) ([]sqlstore.M
 }
 
 // SetWebhook sets or (nil) removes the monitor's own webhook.
-func (s *Service) SetWebhook(ctx context.Context, keyID int64, id string, url *string) (sqlstore.Monitor, error) {
+func (s *Service) SetWebhook(ctx context.Context, keyID int64, id string, url *string) (Monitor, error) {
 	if err := s.checkWebhook(ctx, "webhook_url", url); err != nil {
-		return sqlstore.Monitor{}, err
+		return Monitor{}, err
 	}
 	return s.store.SetWebhook(ctx, keyID, id, url)
 }
@@ -300,7 +299,7 @@ func (s *Service) SetDefaultWebhook(ctx context.Context, keyID int64, url *strin
 // state and its last delivery attempts, newest first.
 type Details struct {
 	Events   map[string]int64
-	Attempts []sqlstore.Attempt
+	Attempts []Attempt
 }
 
 // Details returns the monitor's details (the caller has found it).

@@ -1,4 +1,4 @@
-package monitor
+package monitor_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
 	"github.com/roostapi/roost/internal/store/storetest/engines"
 )
@@ -27,36 +27,36 @@ func TestUnstorableText(t *testing.T) {
 				t.Fatal(err)
 			}
 			keyID := storetest.NewKey(t, st, "m", 1_000_000)
-			svc := New(st.Monitors(), st, st, nil, Options{AllowPrivate: true, Now: func() time.Time { return t0 }}, nil)
+			svc := monitor.New(st.Monitors(), st, st, nil, monitor.Options{AllowPrivate: true, Now: func() time.Time { return t0 }}, nil)
 			hook := func(u string) *string { return &u }
 			for what, c := range map[string]struct {
 				param  string
-				create func() (sqlstore.Monitor, error)
+				create func() (monitor.Monitor, error)
 			}{
-				"NUL in a screen name": {"user_screen_name", func() (sqlstore.Monitor, error) {
-					return svc.CreateUser(ctx, keyID, UserTweets, Target{ScreenName: "ab\x00c"}, nil)
+				"NUL in a screen name": {"user_screen_name", func() (monitor.Monitor, error) {
+					return svc.CreateUser(ctx, keyID, monitor.UserTweets, monitor.Target{ScreenName: "ab\x00c"}, nil)
 				}},
-				"invalid UTF-8 in a screen name": {"user_screen_name", func() (sqlstore.Monitor, error) {
-					return svc.CreateUser(ctx, keyID, UserProfile, Target{ScreenName: "ab\xffc"}, nil)
+				"invalid UTF-8 in a screen name": {"user_screen_name", func() (monitor.Monitor, error) {
+					return svc.CreateUser(ctx, keyID, monitor.UserProfile, monitor.Target{ScreenName: "ab\xffc"}, nil)
 				}},
-				"NUL in url:": {"query", func() (sqlstore.Monitor, error) {
+				"NUL in url:": {"query", func() (monitor.Monitor, error) {
 					return svc.CreateSearch(ctx, keyID, "url:abc\x00def", 60, nil)
 				}},
-				"NUL between words": {"query", func() (sqlstore.Monitor, error) {
+				"NUL between words": {"query", func() (monitor.Monitor, error) {
 					return svc.CreateSearch(ctx, keyID, "a\x00b", 60, nil)
 				}},
-				"invalid UTF-8 in a query": {"query", func() (sqlstore.Monitor, error) {
+				"invalid UTF-8 in a query": {"query", func() (monitor.Monitor, error) {
 					return svc.CreateSearch(ctx, keyID, "from:abc \xff", 60, nil)
 				}},
-				"invalid UTF-8 in a webhook": {"webhook_url", func() (sqlstore.Monitor, error) {
+				"invalid UTF-8 in a webhook": {"webhook_url", func() (monitor.Monitor, error) {
 					return svc.CreateSearch(ctx, keyID, "golang", 60, hook("http://127.0.0.1/\xff"))
 				}},
-				"NUL in a webhook": {"webhook_url", func() (sqlstore.Monitor, error) {
-					return svc.CreateUser(ctx, keyID, UserTweets, Target{ScreenName: "abc"}, hook("http://127.0.0.1/a\x00"))
+				"NUL in a webhook": {"webhook_url", func() (monitor.Monitor, error) {
+					return svc.CreateUser(ctx, keyID, monitor.UserTweets, monitor.Target{ScreenName: "abc"}, hook("http://127.0.0.1/a\x00"))
 				}},
 			} {
 				_, err := c.create()
-				var inv *Invalid
+				var inv *monitor.Invalid
 				if !errors.As(err, &inv) || inv.Param != c.param {
 					t.Errorf("%s: %v, want Invalid %s", what, err, c.param)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlite"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // firstID is the id of a page's first post.
@@ -169,7 +170,7 @@ func TestKeyCacheFollowsChanges(t *testing.T) {
 func TestCachesFollowOtherProcesses(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "roost.db")
-	open := func() social.Store {
+	open := func() *sqlite.Store {
 		st, err := sqlite.Open(ctx, path, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -177,7 +178,7 @@ func TestCachesFollowOtherProcesses(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}
-	e := newEnv(t, engine{"sqlite", func(testing.TB) social.Store { return open() }}, Config{}, fixture())
+	e := newEnv(t, engine{"sqlite", func(testing.TB) storeengines.Store { return open() }}, Config{}, fixture())
 	other := open()
 	key, id := e.key(t, 1_000_000, -1)
 	timeline := fmt.Sprintf("/social/user/%d/tweets", alice)

@@ -21,7 +21,6 @@ import (
 	"github.com/roostapi/roost/internal/research/export"
 	"github.com/roostapi/roost/internal/research/graph"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // TestClient drives roost through package client, over a real HTTP server
@@ -570,7 +569,7 @@ func testClientMonitors(t *testing.T, eng engine, seen *routeLog) {
 	defer srv.Close()
 	rc := newReceiver(t)
 	ctx := t.Context()
-	store := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors()
+	store := e.monitors
 	key, keyID := e.key(t, plenty, 0)
 	c, err := client.New(srv.URL, key, client.WithBudget(plenty, billing.DefaultPrice))
 	if err != nil {

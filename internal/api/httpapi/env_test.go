@@ -17,6 +17,7 @@ import (
 
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlstore"
 	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
@@ -30,7 +31,7 @@ type engine struct {
 	name string
 	// open returns a fresh, empty store that is closed when t ends (and
 	// skips t when the engine is not available).
-	open func(t testing.TB) social.Store
+	open func(t testing.TB) storeengines.Store
 }
 
 // engines are the engines every end-to-end test runs on: the embedded
@@ -39,12 +40,12 @@ type engine struct {
 func engines() []engine {
 	var out []engine
 	for _, e := range storeengines.All() {
-		out = append(out, engine{e.Name, func(t testing.TB) social.Store { return e.Open(t) }})
+		out = append(out, engine{e.Name, e.Open})
 	}
 	return out
 }
 
-func openSQLite(t testing.TB) social.Store { return engines()[0].open(t) }
+func openSQLite(t testing.TB) storeengines.Store { return engines()[0].open(t) }
 
 // eachEngine runs test as one subtest per engine.
 func eachEngine(t *testing.T, test func(t *testing.T, eng engine)) {
@@ -69,6 +70,8 @@ type env struct {
 	store social.Store
 	h     http.Handler
 	reg   *prometheus.Registry
+	// monitors is the store's storage of monitors (monitorEnv's).
+	monitors sqlstore.Monitors
 }
 
 // newEnv opens a fresh store of eng, fills it with batch (when not nil)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // paramMonitorID is a monitor's id in a path.
@@ -121,7 +120,7 @@ type webhookBody struct {
 
 const success = "success"
 
-func newMonitorObject(m *sqlstore.Monitor) monitorObject {
+func newMonitorObject(m *monitor.Monitor) monitorObject {
 	o := monitorObject{ID: m.ID, CreatedAt: formatTime(m.CreatedAt), MonitorType: m.Kind, WebhookURL: m.WebhookURL,
 		Parameters: map[string]string{}, Status: m.State}
 	json.Unmarshal(m.Params, &o.Parameters) //nolint:errcheck // stored by this package
@@ -169,7 +168,7 @@ func optURL(a *args, field string) (*string, error) {
 }
 
 // creator makes a monitor of a key with its webhook (nil: the key's).
-type creator func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error)
+type creator func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (monitor.Monitor, error)
 
 // serveCreate serves a monitor's creation: parse reads the route's own
 // fields, then webhook_url is read and the monitor made.
@@ -217,7 +216,7 @@ func parseUserMonitor(kind string) func(a *args) (creator, error) {
 		} else {
 			return nil, invalid("user_id", "or user_screen_name is required")
 		}
-		return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+		return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (monitor.Monitor, error) {
 			return svc.CreateUser(ctx, keyID, kind, t, hook)
 		}, nil
 	}
@@ -241,13 +240,13 @@ func parseSearchMonitor(a *args) (creator, error) {
 		}
 	}
 	query = strings.Join(strings.Fields(query), " ")
-	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (monitor.Monitor, error) {
 		return svc.CreateSearch(ctx, keyID, query, refresh, hook)
 	}, nil
 }
 
 func parsePumpFunMonitor(*args) (creator, error) {
-	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (sqlstore.Monitor, error) {
+	return func(ctx context.Context, svc *monitor.Service, keyID int64, hook *string) (monitor.Monitor, error) {
 		return svc.CreatePumpFun(ctx, keyID, hook)
 	}, nil
 }
@@ -294,7 +293,7 @@ func serveMonitor(ctx context.Context, s *server, a *args) (any, int, error) {
 		return nil, 0, err
 	}
 	out := monitorDetails{monitorObject: newMonitorObject(&m), Events: map[string]int64{}, Deliveries: []deliveryEntry{}}
-	for _, st := range []string{sqlstore.EventPending, sqlstore.EventDelivered, sqlstore.EventDead} {
+	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead} {
 		out.Events[st] = d.Events[st]
 	}
 	for _, at := range d.Attempts {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // BenchmarkMonitorLatency is the time from a write's commit to its
@@ -51,8 +50,7 @@ func BenchmarkMonitorLatency(b *testing.B) {
 			got <- struct{}{}
 		}))
 		defer rc.Close()
-		svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st),
-			monitor.Options{AllowPrivate: true}, nil)
+		svc := newMonitors(st, monitor.Options{})
 		_, id := (&env{store: st}).key(b, 1_000_000_000, 0)
 		if _, err := svc.SetDefaultWebhook(ctx, id, &rc.URL); err != nil {
 			b.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
 )
@@ -33,8 +32,7 @@ func TestMonitorsLiveRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := prometheus.NewRegistry()
-		svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st),
-			monitor.Options{AllowPrivate: true, Registry: reg}, nil)
+		svc := newMonitors(st, monitor.Options{Registry: reg})
 		e := &env{store: st, reg: reg, h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc}, st, nil, nil)}
 		rc := newReceiver(t)
 		key, _ := e.key(t, 1_000_000_000, 0)
@@ -54,7 +52,7 @@ func TestMonitorsLiveRun(t *testing.T) {
 				monitors["profile/"+id] = mustCreate(t, e, key, "/monitors/user-profile", `{"user_id":"`+id+`"}`)
 			}
 		}
-		lw, err := live.Open(ctx, st.(interface{ World() sqlstore.World }).World(), st, nil)
+		lw, err := live.Open(ctx, st.World(), st, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,16 +16,16 @@ import (
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // twoStores opens one database of eng twice, as two server processes do.
-func twoStores(t *testing.T, eng string) (social.Store, social.Store) {
+func twoStores(t *testing.T, eng string) (storeengines.Store, storeengines.Store) {
 	t.Helper()
 	ctx := context.Background()
-	open := func(at string) social.Store {
-		var st social.Store
+	open := func(at string) storeengines.Store {
+		var st storeengines.Store
 		var err error
 		if eng == "sqlite" {
 			st, err = sqlite.Open(ctx, at, nil)
@@ -45,10 +45,9 @@ func twoStores(t *testing.T, eng string) (social.Store, social.Store) {
 	return open(at), open(at)
 }
 
-func runService(t *testing.T, st social.Store, opt monitor.Options) *monitor.Service {
+func runService(t *testing.T, st storeengines.Store, opt monitor.Options) *monitor.Service {
 	t.Helper()
-	opt.AllowPrivate = true
-	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
+	svc := newMonitors(st, opt)
 	runLoop(t, svc)
 	return svc
 }
@@ -216,10 +215,10 @@ func TestRecordNext(t *testing.T) {
 		if _, err := svc.DispatchOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ms := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors()
+		ms := e.monitors
 		now := time.Now().Add(time.Second)
 		until := now.Add(time.Minute)
-		due := func(at time.Time) []sqlstore.Outgoing {
+		due := func(at time.Time) []monitor.Outgoing {
 			t.Helper()
 			d, err := ms.Due(ctx, at, 10)
 			if err != nil {
@@ -234,20 +233,20 @@ func TestRecordNext(t *testing.T) {
 		if got, err := ms.Lease(ctx, &first[0], now, until); !got || err != nil {
 			t.Fatalf("lease: %v %v", got, err)
 		}
-		attempt := func(o *sqlstore.Outgoing, state string, next time.Time, keep bool) *sqlstore.Outgoing {
+		attempt := func(o *monitor.Outgoing, state string, next time.Time, keep bool) *monitor.Outgoing {
 			t.Helper()
 			var u time.Time
 			if keep {
 				u = until
 			}
-			n, err := ms.RecordNext(ctx, sqlstore.Attempt{MonitorID: o.Monitor.ID, EventID: o.ID, Attempt: o.Attempts + 1,
+			n, err := ms.RecordNext(ctx, monitor.Attempt{MonitorID: o.Monitor.ID, EventID: o.ID, Attempt: o.Attempts + 1,
 				Status: 200, At: now}, state, next, now, u)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return n
 		}
-		second := attempt(&first[0], sqlstore.EventDelivered, now, true)
+		second := attempt(&first[0], monitor.EventDelivered, now, true)
 		if second == nil || second.ID <= first[0].ID {
 			t.Fatalf("after the first: %+v, want the next event", second)
 		}
@@ -258,7 +257,7 @@ func TestRecordNext(t *testing.T) {
 			t.Error("a stale event leased the monitor again")
 		}
 		// A retry releases the monitor, and its later events wait for it.
-		if n := attempt(second, sqlstore.EventPending, now.Add(time.Hour), true); n != nil {
+		if n := attempt(second, monitor.EventPending, now.Add(time.Hour), true); n != nil {
 			t.Errorf("a retry handed over event %d", n.ID)
 		}
 		if d := due(now); len(d) != 0 {
@@ -271,11 +270,11 @@ func TestRecordNext(t *testing.T) {
 		if got, err := ms.Lease(ctx, &retry[0], now, until); !got || err != nil {
 			t.Fatalf("lease after the backoff: %v %v", got, err)
 		}
-		third := attempt(&retry[0], sqlstore.EventDelivered, now, true)
+		third := attempt(&retry[0], monitor.EventDelivered, now, true)
 		if third == nil || third.ID <= second.ID {
 			t.Fatalf("after the second: %+v, want the third", third)
 		}
-		if n := attempt(third, sqlstore.EventDelivered, now, true); n != nil {
+		if n := attempt(third, monitor.EventDelivered, now, true); n != nil {
 			t.Errorf("after the last: event %d", n.ID)
 		}
 		// Released: the monitor's next event (a new post) is due at once.
@@ -322,7 +321,7 @@ func TestSearchMonitorsAtOnce(t *testing.T) {
 		e, _ := monitorEnv(t, eng, monitor.Options{})
 		_, keyID := e.key(t, 1_000_000, 0)
 		gated := &gatedSearch{Store: e.store, n: 2, all: make(chan struct{})}
-		svc := monitor.New(e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors(), gated, e.store,
+		svc := monitor.New(e.monitors, gated, e.store,
 			NewRenderer(e.store), monitor.Options{AllowPrivate: true}, nil)
 		ctx := context.Background()
 		for _, q := range []string{"from:carol", "from:bob"} {

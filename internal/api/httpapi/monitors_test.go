@@ -17,7 +17,7 @@ import (
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // receiver is a webhook receiver in the test process: it keeps every
@@ -77,12 +77,18 @@ func monitorEnvOf(t testing.TB, eng engine, batch *social.Batch, opt monitor.Opt
 	if _, err := st.Write(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
-	opt.AllowPrivate = true
 	reg := prometheus.NewRegistry()
 	opt.Registry = reg
-	svc := monitor.New(st.(interface{ Monitors() sqlstore.Monitors }).Monitors(), st, st, NewRenderer(st), opt, nil)
-	return &env{store: st, reg: reg, h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc},
-		st, nil, nil)}, svc
+	svc := newMonitors(st, opt)
+	return &env{store: st, reg: reg, monitors: st.Monitors(),
+		h: New(Config{Now: func() time.Time { return testNow }, Registry: reg, Monitors: svc}, st, nil, nil)}, svc
+}
+
+// newMonitors is a monitor service over st's monitors that allows private
+// webhook targets and is not run: the test runs or steps it.
+func newMonitors(st storeengines.Store, opt monitor.Options) *monitor.Service {
+	opt.AllowPrivate = true
+	return monitor.New(st.Monitors(), st, st, NewRenderer(st), opt, nil)
 }
 
 // Users of the monitor tests.
@@ -260,16 +266,16 @@ func TestMonitorsDeliver(t *testing.T) {
 		}
 		w = e.do(call{path: "/monitors/" + profile, key: keyA})
 		det := decode[monitorDetailsBody](t, w)
-		if det.Data.Events[sqlstore.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
+		if det.Data.Events[monitor.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
 			t.Errorf("details: %s", w.Body)
 		}
 		// Delivered events are pruned after KeepEvents; the log stays.
-		if err := e.store.(interface{ Monitors() sqlstore.Monitors }).Monitors().Prune(context.Background(),
+		if err := e.monitors.Prune(context.Background(),
 			time.Now().Add(monitor.KeepEvents)); err != nil {
 			t.Fatal(err)
 		}
 		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
-		if det.Data.Events[sqlstore.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
+		if det.Data.Events[monitor.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
 			t.Errorf("after pruning: %+v", det.Data)
 		}
 		if w := e.do(call{method: http.MethodDelete, path: "/monitors/" + tweets, key: keyA}); w.Code != http.StatusOK {
@@ -335,7 +341,7 @@ func TestMonitorsRetry(t *testing.T) {
 			waitDeliver(t, svc)
 		}
 		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
-		if ev := det.Data.Events; ev[sqlstore.EventDead] != 1 || ev[sqlstore.EventDelivered] != 4 || ev[sqlstore.EventPending] != 0 {
+		if ev := det.Data.Events; ev[monitor.EventDead] != 1 || ev[monitor.EventDelivered] != 4 || ev[monitor.EventPending] != 0 {
 			t.Errorf("events %v, want 1 dead and 4 delivered", ev)
 		}
 	})
@@ -379,7 +385,7 @@ func TestMonitorsPause(t *testing.T) {
 			t.Fatalf("%d deliveries without balance", n)
 		}
 		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
-		if det.Data.Status != sqlstore.MonitorPaused || det.Data.Events[sqlstore.EventPending] != 1 {
+		if det.Data.Status != monitor.MonitorPaused || det.Data.Events[monitor.EventPending] != 1 {
 			t.Fatalf("after an unpaid event: %+v", det.Data)
 		}
 		if n, _ := svc.Resume(ctx); n != 0 {

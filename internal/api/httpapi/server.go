@@ -20,7 +20,6 @@ import (
 	"github.com/roostapi/roost/internal/fault"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // DefaultRateLimit is the requests per minute a key may make unless its
@@ -67,9 +66,8 @@ type Config struct {
 	// Sleep waits out a delay a fault plan adds, or until ctx is done
 	// (nil: a timer; tests count the delays instead).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Monitors runs the monitoring endpoints; nil: a service over the
-	// store (when it keeps monitors) that allows private webhook targets
-	// and is not run (nothing is dispatched or delivered).
+	// Monitors runs the monitoring endpoints (built and run by the
+	// caller over the store's monitor.Store); nil: they answer 503.
 	Monitors *monitor.Service
 	// PageCacheBytes bounds the cache of rendered pages (0:
 	// DefaultPageCacheBytes, negative: none). Pages are kept by request
@@ -155,10 +153,6 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 		dice:          fault.NewDice(),
 		sleep:         cfg.Sleep,
 		mon:           cfg.Monitors,
-	}
-	if ms, ok := store.(interface{ Monitors() sqlstore.Monitors }); ok && s.mon == nil {
-		s.mon = monitor.New(ms.Monitors(), store, store, NewRenderer(store), monitor.Options{AllowPrivate: true,
-			Price: cfg.Price, Now: cfg.Now}, log)
 	}
 	if v, ok := store.(social.Versioned); ok {
 		s.versioned, s.keys = &versionReader{read: v.Versions}, newKeyCache()

@@ -66,7 +66,7 @@ func flushWaits(dir string, kib int, paced bool, d time.Duration) (p50, p99 time
 	defer debits.Close()
 	stop, done := make(chan struct{}), make(chan error, 1)
 	if kib > 0 {
-		go func() { done <- world(dir, kib, paced, stop) }()
+		go func() { done <- busyWorld(dir, kib, paced, stop) }()
 	} else {
 		done <- nil
 	}
@@ -95,10 +95,10 @@ func flushWaits(dir string, kib int, paced bool, d time.Duration) (p50, p99 time
 	return waits[len(waits)/2], waits[len(waits)*99/100], nil
 }
 
-// world appends kib KiB a second to a log in 50 ms steps and copies as
+// busyWorld appends kib KiB a second to a log in 50 ms steps and copies as
 // many pages to random places of a 1 GiB file: every second at once then
 // synced, or (paced) every 5 ms, synced each time.
-func world(dir string, kib int, paced bool, stop chan struct{}) error {
+func busyWorld(dir string, kib int, paced bool, stop chan struct{}) error {
 	log, err := os.Create(filepath.Join(dir, "world-log"))
 	if err != nil {
 		return err

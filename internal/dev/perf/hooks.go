@@ -13,7 +13,7 @@ import (
 
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 )
 
 // commits is the living world's writer as the bench sees it: it passes
@@ -54,9 +54,9 @@ func (c *commits) Write(ctx context.Context, b *social.Batch) (social.WriteStats
 }
 
 // writer is the living world's writer: c, and with it the store's
-// groups of ticks when the store writes them (sqlstore.TickWriter).
+// groups of ticks when the store writes them (world.TickWriter).
 func (c *commits) writer() social.Writer {
-	if tw, ok := c.w.(sqlstore.TickWriter); ok {
+	if tw, ok := c.w.(world.TickWriter); ok {
 		return tickCommits{c, tw}
 	}
 	return c
@@ -65,15 +65,15 @@ func (c *commits) writer() social.Writer {
 // tickCommits is commits over a store that writes groups of ticks.
 type tickCommits struct {
 	*commits
-	tw sqlstore.TickWriter
+	tw world.TickWriter
 }
 
 // WriteTicks writes a group of ticks in one transaction of the store,
 // noting their commit when it commits.
-func (c tickCommits) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
+func (c tickCommits) WriteTicks(ctx context.Context, fn func(world.Store, func(*social.Batch) error) error) error {
 	start := time.Now()
 	var batches []*social.Batch
-	err := c.tw.WriteTicks(context.WithoutCancel(ctx), func(w sqlstore.World, write func(*social.Batch) error) error {
+	err := c.tw.WriteTicks(context.WithoutCancel(ctx), func(w world.Store, write func(*social.Batch) error) error {
 		return fn(w, func(b *social.Batch) error {
 			batches = append(batches, b)
 			return write(b)

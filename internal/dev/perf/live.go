@@ -14,7 +14,7 @@ import (
 
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/monitor"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 	"github.com/roostapi/roost/internal/world/live"
 )
 
@@ -34,6 +34,10 @@ type LiveConfig struct {
 	Seed   uint64
 	// Log receives the living world's and the monitors' warnings; nil: none.
 	Log *slog.Logger
+	// MonitorStore and World are the rig's store's storage of the monitors
+	// and of the living world (required).
+	MonitorStore monitor.Store
+	World        world.Store
 }
 
 // searchRefresh is the refresh frequency of the bench's search monitors,
@@ -97,10 +101,8 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 	if progress == nil {
 		progress = io.Discard
 	}
-	mstore, ok := r.store.(interface{ Monitors() sqlstore.Monitors })
-	wstore, ok2 := r.store.(interface{ World() sqlstore.World })
-	if !ok || !ok2 {
-		return nil, fmt.Errorf("perf: the store %T keeps no monitors or living world", r.store)
+	if cfg.MonitorStore == nil || cfg.World == nil {
+		return nil, errors.New("perf: the live comparison needs the store's monitors and living world")
 	}
 	rep := &LiveReport{Every: cfg.Every, Monitors: map[string]int{}, LoadStart: loadAverage()}
 	rc := &receiver{}
@@ -109,7 +111,7 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		return nil, err
 	}
 	defer stopReceiver()
-	b := &liveBench{rig: r, cfg: cfg, ms: mstore.Monitors(), rc: rc, rep: rep, progress: progress}
+	b := &liveBench{rig: r, cfg: cfg, ms: cfg.MonitorStore, rc: rc, rep: rep, progress: progress}
 	b.svc = monitor.New(b.ms, r.store, r.store, httpapi.NewRenderer(r.store), monitor.Options{AllowPrivate: true}, cfg.Log)
 	secret, err := b.svc.SetDefaultWebhook(ctx, r.keyID, &hookURL)
 	if err != nil {
@@ -117,12 +119,12 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 	}
 	rc.setSecret(secret)
 	defer func() { err = errors.Join(err, b.cleanup(context.WithoutCancel(ctx))) }()
-	if err := b.register(ctx, wstore.World()); err != nil {
+	if err := b.register(ctx, cfg.World); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "registered %s\n", monitorMix(rep.Monitors))
 	b.commits = newCommits(r.store)
-	if b.world, err = live.Open(ctx, wstore.World(), b.commits.writer(), cfg.Log); err != nil {
+	if b.world, err = live.Open(ctx, cfg.World, b.commits.writer(), cfg.Log); err != nil {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
 	classes := r.Classes()
@@ -183,7 +185,7 @@ func (r *Rig) serveAll(classes []Class, per int, seed uint64, into []samples) er
 type liveBench struct {
 	rig      *Rig
 	cfg      LiveConfig
-	ms       sqlstore.Monitors
+	ms       monitor.Store
 	svc      *monitor.Service
 	rc       *receiver
 	commits  *commits
@@ -197,12 +199,12 @@ type liveBench struct {
 // each), 7% user_following and 7% user_profile monitors, the rest
 // user_tweets, on the authors of the newest posts, most posts first: the
 // living world mostly makes them act.
-func (b *liveBench) register(ctx context.Context, world sqlstore.World) error {
+func (b *liveBench) register(ctx context.Context, w world.Store) error {
 	n := b.cfg.Monitors
 	if n <= 0 {
 		return nil
 	}
-	users, err := activeUsers(ctx, world, b.rig.users)
+	users, err := activeUsers(ctx, w, b.rig.users)
 	if err != nil {
 		return err
 	}
@@ -243,8 +245,8 @@ func (b *liveBench) register(ctx context.Context, world sqlstore.World) error {
 
 // activeUsers are the authors of the newest posts, most posts first, then
 // the sampled users.
-func activeUsers(ctx context.Context, world sqlstore.World, sampled []sample) ([]int64, error) {
-	recent, err := world.RecentPosts(ctx, 4096)
+func activeUsers(ctx context.Context, w world.Store, sampled []sample) ([]int64, error) {
+	recent, err := w.RecentPosts(ctx, 4096)
 	if err != nil {
 		return nil, fmt.Errorf("perf: newest posts: %w", err)
 	}
@@ -347,7 +349,7 @@ func (b *liveBench) pending(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("perf: %w", err)
 		}
-		n += c[sqlstore.EventPending]
+		n += c[monitor.EventPending]
 	}
 	return n, nil
 }

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 	"github.com/roostapi/roost/internal/world/gen"
 )
 
@@ -18,9 +17,9 @@ import (
 // has its lines, the receiver saw the events of the ticks, each matched
 // with its commit, and the bench's monitors and key are gone afterwards.
 func TestCompareLive(t *testing.T) {
-	engines := map[string]func(t *testing.T) social.Store{
-		"sqlite": func(t *testing.T) social.Store { return smallStore(t) },
-		"postgres": func(t *testing.T) social.Store {
+	engines := map[string]func(t *testing.T) storeengines.Store{
+		"sqlite": func(t *testing.T) storeengines.Store { return smallStore(t) },
+		"postgres": func(t *testing.T) storeengines.Store {
 			s, err := postgres.Open(context.Background(), storetest.FreshSchema(t, storetest.PostgresURL(t)), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +40,7 @@ func TestCompareLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, err := rig.CompareLive(ctx, LiveConfig{Every: 5 * time.Millisecond, Monitors: 100, Requests: 16, Rounds: 2,
-				Warmup: 300 * time.Millisecond, Seed: 1}, nil)
+				Warmup: 300 * time.Millisecond, Seed: 1, MonitorStore: s.Monitors(), World: s.World()}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +89,7 @@ func TestCompareLive(t *testing.T) {
 			if len(rep.Quiet) != 4 || rep.Quiet[0].Requests < 16 || rep.Live[0].Requests < 16 {
 				t.Errorf("pages measured: quiet %+v, live %+v", rep.Quiet, rep.Live)
 			}
-			ms := s.(interface{ Monitors() sqlstore.Monitors }).Monitors()
+			ms := s.Monitors()
 			if left, total, err := ms.List(ctx, rig.keyID, 0, 10); err != nil || total != 0 {
 				t.Errorf("monitors left after the bench: %d %+v %v", total, left, err)
 			}
@@ -116,9 +115,10 @@ func TestCompareLive(t *testing.T) {
 //	ROOST_BENCH_DB=/tmp/b1m.db go test ./internal/dev/perf -run X -bench Live -benchtime 1x -blockprofile block.out
 func BenchmarkLive(b *testing.B) {
 	ctx := context.Background()
-	rig := benchRig(b)
+	rig, s := benchRig(b)
 	for i := 0; i < b.N; i++ {
-		rep, err := rig.CompareLive(ctx, LiveConfig{Every: 5 * time.Millisecond, Monitors: 1000, Seed: uint64(i)}, nil)
+		rep, err := rig.CompareLive(ctx, LiveConfig{Every: 5 * time.Millisecond, Monitors: 1000, Seed: uint64(i),
+			MonitorStore: s.Monitors(), World: s.World()}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

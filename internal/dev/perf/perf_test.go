@@ -8,13 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/world/gen"
 )
 
 // smallStore is a generated network in a temporary SQLite file.
-func smallStore(t testing.TB) social.Store {
+func smallStore(t testing.TB) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), nil)
 	if err != nil {
@@ -70,7 +69,7 @@ func TestNewRigNeedsData(t *testing.T) {
 //
 //	ROOST_BENCH_DB=/tmp/b1m.db go test ./internal/dev/perf -run X -bench Pages -benchtime 500x
 func BenchmarkPages(b *testing.B) {
-	rig := benchRig(b)
+	rig, _ := benchRig(b)
 	for i, c := range rig.Classes() {
 		b.Run(strings.ReplaceAll(c.Name, " ", "_"), func(b *testing.B) {
 			st, err := rig.Measure(c, b.N, uint64(i))
@@ -84,9 +83,9 @@ func BenchmarkPages(b *testing.B) {
 	}
 }
 
-// benchRig is a rig over the SQLite database named by ROOST_BENCH_DB; the
-// benchmark is skipped without one.
-func benchRig(b *testing.B) *Rig {
+// benchRig is a rig over the SQLite database named by ROOST_BENCH_DB, and
+// the store; the benchmark is skipped without one.
+func benchRig(b *testing.B) (*Rig, *sqlite.Store) {
 	path := os.Getenv("ROOST_BENCH_DB")
 	if path == "" {
 		b.Skip("set ROOST_BENCH_DB to a generated SQLite database")
@@ -101,5 +100,5 @@ func benchRig(b *testing.B) *Rig {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rig.Close(context.Background()) })
-	return rig
+	return rig, s
 }

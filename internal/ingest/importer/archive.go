@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // A personal data export holds JavaScript files of the form
@@ -415,7 +414,7 @@ func snowflakeTime(id int64) time.Time {
 	if id < 1<<42 {
 		return time.Time{}
 	}
-	return time.UnixMilli(id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS).UTC()
+	return time.UnixMilli(id>>social.SnowflakeShift + social.SnowflakeEpochMS).UTC()
 }
 
 // decodeExportProfile handles an account.js or profile.js given on its own

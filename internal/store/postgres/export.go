@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
@@ -56,15 +57,15 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 
 // ExportUpstream streams the gateway's upstream ledger to fn by id, in
 // chunks, and returns what was spent under each budget period.
-func (s *Store) ExportUpstream(ctx context.Context, fn func([]sqlstore.UpstreamEntry) error) (map[string]int64, error) {
+func (s *Store) ExportUpstream(ctx context.Context, fn func([]ledger.Entry) error) (map[string]int64, error) {
 	return s.Gateway().ExportUpstream(ctx, fn)
 }
 
 // RestoreUpstream stores upstream ledger rows with their ids and the
 // spending of budget periods, leaving those already stored as they are,
 // and moves the ledger's id sequence past the restored ids.
-func (s *Store) RestoreUpstream(ctx context.Context, ledger []sqlstore.UpstreamEntry, spent map[string]int64) error {
-	if err := s.Gateway().Restore(ctx, ledger, spent); err != nil {
+func (s *Store) RestoreUpstream(ctx context.Context, rows []ledger.Entry, spent map[string]int64) error {
+	if err := s.Gateway().Restore(ctx, rows, spent); err != nil {
 		return err
 	}
 	if _, err := s.pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('upstream_ledger', 'id'),

@@ -56,7 +56,7 @@ func (c *compiler) where(q *search.Query) (string, error) {
 }
 
 // timeIDs turns the since:/until: bounds at the top level of the query into
-// id bounds (sqlstore.SinceID, sqlstore.UntilID), which the primary key serves,
+// id bounds (social.SinceID, social.UntilID), which the primary key serves,
 // while every stored post's id agrees with its time (migration 0004).
 func (c *compiler) timeIDs(root search.Node) ([]string, error) {
 	kids := []search.Node{root}
@@ -80,9 +80,9 @@ func (c *compiler) timeIDs(root search.Node) ([]string, error) {
 			conds = []string{}
 		}
 		if t.Since {
-			conds = append(conds, "p.id > "+c.arg(sqlstore.SinceID(t.T)))
+			conds = append(conds, "p.id > "+c.arg(social.SinceID(t.T)))
 		} else {
-			conds = append(conds, "p.id <= "+c.arg(sqlstore.UntilID(t.T)))
+			conds = append(conds, "p.id <= "+c.arg(social.UntilID(t.T)))
 		}
 	}
 	return conds, nil

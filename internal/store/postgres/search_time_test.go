@@ -10,7 +10,6 @@ import (
 	"github.com/roostapi/roost/internal/dev/searchtest"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // TestSearchTimeIDs checks since:/until: as id bounds: used while every
@@ -21,7 +20,7 @@ func TestSearchTimeIDs(t *testing.T) {
 	s := open(t, freshURL(t))
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	snow := func(at time.Time) int64 {
-		return (at.UnixMilli() - sqlstore.SnowflakeEpochMS) << sqlstore.SnowflakeShift
+		return (at.UnixMilli() - social.SnowflakeEpochMS) << social.SnowflakeShift
 	}
 	var posts []social.Post
 	for i := range 10 {
@@ -61,7 +60,7 @@ func TestSearchTimeIDs(t *testing.T) {
 	}
 	check(false, 7, posts[2].ID, posts[3].ID, posts[4].ID)
 	// Its time corrected to agree with its id: no outlier is left.
-	odd.CreatedAt = time.UnixMilli(sqlstore.SnowflakeEpochMS)
+	odd.CreatedAt = time.UnixMilli(social.SnowflakeEpochMS)
 	if _, err := s.Write(ctx, &social.Batch{Posts: []social.Post{odd}}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
@@ -106,7 +107,7 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 	}
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
-	var upstream []sqlstore.UpstreamEntry
+	var upstream []ledger.Entry
 	committed := false
 	err = conn.Raw(func(dc any) error {
 		raw, err := b.raw.on(dc)
@@ -144,9 +145,9 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 
 // decide writes the batch's held upstream rows, decides its debits in
 // order and writes them, in the transaction open on raw.
-func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []sqlstore.UpstreamEntry, batch []social.Debit, results []sqlstore.DebitResult) error {
+func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []ledger.Entry, batch []social.Debit, results []sqlstore.DebitResult) error {
 	for _, e := range upstream {
-		if err := raw.exec(ctx, sqlstore.UpstreamInsert, e.Args()...); err != nil {
+		if err := raw.exec(ctx, sqlstore.UpstreamInsert, sqlstore.UpstreamArgs(e)...); err != nil {
 			return fmt.Errorf("sqlite: debit: upstream ledger: %w", err)
 		}
 	}

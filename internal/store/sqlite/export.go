@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
@@ -55,12 +56,12 @@ func (s *Store) RestoreAccounts(ctx context.Context, keys []social.APIKey, ledge
 
 // ExportUpstream streams the gateway's upstream ledger to fn by id, in
 // chunks, and returns what was spent under each budget period.
-func (s *Store) ExportUpstream(ctx context.Context, fn func([]sqlstore.UpstreamEntry) error) (map[string]int64, error) {
+func (s *Store) ExportUpstream(ctx context.Context, fn func([]ledger.Entry) error) (map[string]int64, error) {
 	return s.Gateway().ExportUpstream(ctx, fn)
 }
 
 // RestoreUpstream stores upstream ledger rows with their ids and the
 // spending of budget periods, leaving those already stored as they are.
-func (s *Store) RestoreUpstream(ctx context.Context, ledger []sqlstore.UpstreamEntry, spent map[string]int64) error {
-	return s.Gateway().Restore(ctx, ledger, spent)
+func (s *Store) RestoreUpstream(ctx context.Context, rows []ledger.Entry, spent map[string]int64) error {
+	return s.Gateway().Restore(ctx, rows, spent)
 }

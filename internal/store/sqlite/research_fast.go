@@ -77,7 +77,7 @@ func (s *Store) indexMatch(ctx context.Context, q *search.Query) (m indexMatch, 
 			}
 			// created_at and the id lie in the same second: a whole
 			// second bounds both alike.
-			if b := sqlstore.SnowflakeFloor(ms) - 1; k.Since {
+			if b := social.SnowflakeFloor(ms) - 1; k.Since {
 				m.lo = max(m.lo, b)
 			} else {
 				m.hi = min(m.hi, b)
@@ -150,8 +150,8 @@ const (
 )
 
 // idTime is the SQL of the time (micros) of a full-text row's id.
-var idTime = "(((f.rowid >> " + strconv.Itoa(sqlstore.SnowflakeShift) + ") + " +
-	strconv.FormatInt(sqlstore.SnowflakeEpochMS, 10) + ") * 1000)"
+var idTime = "(((f.rowid >> " + strconv.Itoa(social.SnowflakeShift) + ") + " +
+	strconv.FormatInt(social.SnowflakeEpochMS, 10) + ") * 1000)"
 
 // aggregate runs the one-row statements of an aggregate at once, each on a
 // connection of its own, and hands each value to add (serially).

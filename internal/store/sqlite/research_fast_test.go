@@ -12,7 +12,6 @@ import (
 
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // markedPosts writes posts that exercise every marker: native reposts,
@@ -29,7 +28,7 @@ func markedPosts(t *testing.T, s *Store, seed uint64, outliers bool) {
 	var ids []int64
 	for i := range 3000 {
 		ms := start + rng.Int64N(9*24*3600*1000)
-		id := (ms-sqlstore.SnowflakeEpochMS)<<sqlstore.SnowflakeShift | int64(i)
+		id := (ms-social.SnowflakeEpochMS)<<social.SnowflakeShift | int64(i)
 		created := time.UnixMilli(ms).UTC()
 		switch r := rng.IntN(20); {
 		case r == 0:

@@ -59,7 +59,7 @@ func timeFromID(id, created int64) bool {
 	if id <= 0 {
 		return false
 	}
-	ms := id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS
+	ms := id>>social.SnowflakeShift + social.SnowflakeEpochMS
 	return floorDiv(ms, 1000) == floorDiv(created, 1_000_000)
 }
 

@@ -49,12 +49,12 @@ func (s *Store) floorWalk(ctx context.Context, pl plan, selective bool) (access,
 		return access{}, false, err
 	}
 	const week = 7 * 86400
-	startS := float64(sqlstore.SnowflakeEpochMS-sqlstore.TimeSlackMS-1000) / 1000
+	startS := float64(social.SnowflakeEpochMS-social.TimeSlackMS-1000) / 1000
 	a := 1e6*(math.Log2(1+pl.minEngagement)+(startS-social.ScoreEpoch)/week) - floorMargin
 	b := 1e6 / (week * 1000)
 	from := "posts p INDEXED BY posts_id_score"
 	w := access{name: "floor", from: from, key: "p.id", est: from, ekey: "p.id",
-		cond: cond{sql: fmt.Sprintf("p.score >= ? + (p.id >> %d) * ?", sqlstore.SnowflakeShift), args: []any{a, b}}}
+		cond: cond{sql: fmt.Sprintf("p.score >= ? + (p.id >> %d) * ?", social.SnowflakeShift), args: []any{a, b}}}
 	if !selective {
 		return w, true, nil
 	}
@@ -109,7 +109,7 @@ func bucketFloors(ctx context.Context, tx *sql.Tx, pl *plan) (func(b int64) int6
 	return func(b int64) int64 {
 		// The bucket's first id, less the second a post's time may
 		// differ from its id's.
-		ms := (b<<bucketShift)>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS - sqlstore.TimeSlackMS
+		ms := (b<<bucketShift)>>social.SnowflakeShift + social.SnowflakeEpochMS - social.TimeSlackMS
 		return sqlstore.ScoreFloor(e, time.UnixMilli(ms))
 	}, nil
 }

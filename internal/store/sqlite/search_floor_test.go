@@ -24,7 +24,7 @@ func TestSearchScoreFloor(t *testing.T) {
 	var posts []social.Post
 	for i := range 60 {
 		at := t0.Add(time.Duration(i) * 36 * time.Hour)
-		posts = append(posts, social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "plain words", FavoriteCount: int64(i % 7)})
+		posts = append(posts, social.Post{ID: social.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "plain words", FavoriteCount: int64(i % 7)})
 	}
 	// The match: 150 faves, and more engagement than any other post.
 	hit := &posts[40]
@@ -132,7 +132,7 @@ func TestTopCountsCached(t *testing.T) {
 		var posts []social.Post
 		for i := from; i < from+n; i++ {
 			at := t0.Add(time.Duration(i) * time.Hour)
-			posts = append(posts, social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "a plain word", FavoriteCount: faves})
+			posts = append(posts, social.Post{ID: social.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "a plain word", FavoriteCount: faves})
 		}
 		b := &social.Batch{Users: []social.User{{ID: 1, ScreenName: "alice", CreatedAt: t0}}, Posts: posts}
 		if _, err := s.Write(ctx, b); err != nil {
@@ -188,7 +188,7 @@ func TestSearchFloorWalk(t *testing.T) {
 	views := int64(600) // engagement 6 for every post
 	for i := range 6000 {
 		at := t0.Add(time.Duration(i) * time.Minute)
-		p := social.Post{ID: sqlstore.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "other text", Views: &views}
+		p := social.Post{ID: social.SnowflakeFloor(at.UnixMilli()), AuthorID: 1, CreatedAt: at, Text: "other text", Views: &views}
 		if i%2 == 0 {
 			p.Text = "the word here"
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/roostapi/roost/internal/search"
+	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
@@ -298,9 +299,9 @@ func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
 	}
 	for _, t := range times {
 		if t.Since {
-			pl.lo = max(pl.lo, sqlstore.SinceID(t.T))
+			pl.lo = max(pl.lo, social.SinceID(t.T))
 		} else {
-			pl.hi = min(pl.hi, sqlstore.UntilID(t.T))
+			pl.hi = min(pl.hi, social.UntilID(t.T))
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
@@ -29,7 +30,7 @@ const upstreamLaterMax = 100 * time.Millisecond
 type upstreamLater struct {
 	mu     sync.Mutex
 	done   *sync.Cond // signalled when a transaction's rows land or come back
-	rows   []sqlstore.UpstreamEntry
+	rows   []ledger.Entry
 	flying int // transactions holding taken rows
 	timer  *time.Timer
 	closed bool // the store closed: rows are written at once
@@ -45,7 +46,7 @@ func (q *upstreamLater) cond() *sync.Cond {
 // holdUpstream takes e, to be written by the next transaction that takes
 // the rows or by a flush within upstreamLaterMax; false once the store is
 // closing.
-func (s *Store) holdUpstream(e sqlstore.UpstreamEntry) bool {
+func (s *Store) holdUpstream(e ledger.Entry) bool {
 	q := &s.later
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -73,7 +74,7 @@ func (s *Store) armUpstream() {
 
 // take returns the held rows, in flight until landed is called, and holds
 // none.
-func (q *upstreamLater) take() []sqlstore.UpstreamEntry {
+func (q *upstreamLater) take() []ledger.Entry {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	rows := q.rows
@@ -90,7 +91,7 @@ func (q *upstreamLater) take() []sqlstore.UpstreamEntry {
 
 // landed ends the flight of rows taken by a transaction: committed, or
 // held again (before those held meanwhile) when it failed.
-func (s *Store) landed(rows []sqlstore.UpstreamEntry, committed bool) {
+func (s *Store) landed(rows []ledger.Entry, committed bool) {
 	if len(rows) == 0 {
 		return
 	}
@@ -116,9 +117,9 @@ func (q *upstreamLater) wait() {
 
 // writeUpstream inserts held rows with st, sqlstore.UpstreamInsert within
 // a transaction.
-func writeUpstream(ctx context.Context, st *sql.Stmt, rows []sqlstore.UpstreamEntry) error {
+func writeUpstream(ctx context.Context, st *sql.Stmt, rows []ledger.Entry) error {
 	for _, e := range rows {
-		if _, err := st.ExecContext(ctx, e.Args()...); err != nil {
+		if _, err := st.ExecContext(ctx, sqlstore.UpstreamArgs(e)...); err != nil {
 			return fmt.Errorf("upstream ledger: %w", err)
 		}
 	}

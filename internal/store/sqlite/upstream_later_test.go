@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // TestUpstreamLater: a cache hit's upstream ledger row commits with the
@@ -33,8 +33,8 @@ func TestUpstreamLater(t *testing.T) {
 		return n
 	}
 	g := s.Gateway()
-	hit := func(id string) sqlstore.UpstreamEntry {
-		return sqlstore.UpstreamEntry{RequestID: id, KeyID: 1, Endpoint: "user_tweets", CacheHit: true, Status: 200, At: time.Now()}
+	hit := func(id string) ledger.Entry {
+		return ledger.Entry{RequestID: id, KeyID: 1, Endpoint: "user_tweets", CacheHit: true, Status: 200, At: time.Now()}
 	}
 	key, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 1_000_000)
 	if err != nil {
@@ -95,7 +95,7 @@ func TestUpstreamInFlight(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	g := s.Gateway()
-	if err := g.LogUpstream(ctx, sqlstore.UpstreamEntry{RequestID: "r1", KeyID: 1, Endpoint: "user_tweets",
+	if err := g.LogUpstream(ctx, ledger.Entry{RequestID: "r1", KeyID: 1, Endpoint: "user_tweets",
 		CacheHit: true, Status: 200, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestUpstreamInFlight(t *testing.T) {
 			t.Fatal("the timer did not take the held row")
 		}
 	}
-	read := make(chan []sqlstore.UpstreamEntry, 1)
+	read := make(chan []ledger.Entry, 1)
 	go func() {
 		rows, err := g.UpstreamLedger(ctx)
 		if err != nil {

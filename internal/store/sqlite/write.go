@@ -8,6 +8,7 @@ import (
 
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 )
 
 func b2i(b bool) int {
@@ -60,8 +61,8 @@ func (s *Store) writeBatch(ctx context.Context, db txBeginner, b *social.Batch) 
 }
 
 // WriteTicks writes ticks of the living world in one transaction (see
-// sqlstore.TickWriter), committed as Write commits a tick.
-func (s *Store) WriteTicks(ctx context.Context, fn func(w sqlstore.World, write func(*social.Batch) error) error) error {
+// world.TickWriter), committed as Write commits a tick.
+func (s *Store) WriteTicks(ctx context.Context, fn func(w world.Store, write func(*social.Batch) error) error) error {
 	s.wstmts.prepare(ctx, s.write)
 	return s.relaxed(ctx, 0, func(conn *sql.Conn) error {
 		tx, err := conn.BeginTx(ctx, nil)

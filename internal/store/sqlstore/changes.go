@@ -5,29 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 )
-
-// ChangeKind is what a change-log row records.
-type ChangeKind int
-
-// Change kinds. Numbers are stored: never renumber.
-const (
-	ChangePost     ChangeKind = 1 // a post inserted: Subject its author, Object the post
-	ChangeProfile  ChangeKind = 2 // a full profile written (inserted or updated): Subject the user
-	ChangeFollow   ChangeKind = 3 // a follow inserted: Subject the follower, Object the followee
-	ChangeUnfollow ChangeKind = 4 // a follow deleted: Subject the follower, Object the followee
-)
-
-// Change is one row of the change log that data writes append to, in
-// their own transaction, while any monitor exists (see ChangeLog).
-type Change struct {
-	Seq     int64
-	Kind    ChangeKind
-	Subject int64
-	Object  int64
-	At      time.Time
-}
 
 // ChangeLog records what a write changes, for the monitors: a data write
 // calls Begin at the start of its transaction (before it writes) and
@@ -44,7 +24,7 @@ type ChangeLog struct {
 // PendingChanges are the changes a write is about to make; nil when no
 // monitor exists.
 type PendingChanges struct {
-	changes []Change
+	changes []monitor.Change
 }
 
 // watchedQuery is true while any monitor exists (paused ones too: their
@@ -74,7 +54,7 @@ func (l ChangeLog) Begin(ctx context.Context, tx DB, b *social.Batch) (*PendingC
 	for i := range b.Users {
 		if u := &b.Users[i]; !u.Stub && !seen[u.ID] {
 			seen[u.ID] = true
-			pc.changes = append(pc.changes, Change{Kind: ChangeProfile, Subject: u.ID, At: now})
+			pc.changes = append(pc.changes, monitor.Change{Kind: monitor.ChangeProfile, Subject: u.ID, At: now})
 		}
 	}
 	if err := pc.follows(ctx, tx, b.Follows, now); err != nil {
@@ -105,7 +85,7 @@ func (pc *PendingChanges) posts(ctx context.Context, tx DB, ps []social.Post, no
 	for i := range ps {
 		if p := &ps[i]; !stored[p.ID] {
 			stored[p.ID] = true
-			pc.changes = append(pc.changes, Change{Kind: ChangePost, Subject: p.AuthorID, Object: p.ID, At: now})
+			pc.changes = append(pc.changes, monitor.Change{Kind: monitor.ChangePost, Subject: p.AuthorID, Object: p.ID, At: now})
 		}
 	}
 	return nil
@@ -138,7 +118,7 @@ func (pc *PendingChanges) follows(ctx context.Context, tx DB, fs []social.Follow
 	for _, f := range fs {
 		if p := (pair{f.FollowerID, f.FolloweeID}); !stored[p] {
 			stored[p] = true
-			pc.changes = append(pc.changes, Change{Kind: ChangeFollow, Subject: f.FollowerID, Object: f.FolloweeID, At: now})
+			pc.changes = append(pc.changes, monitor.Change{Kind: monitor.ChangeFollow, Subject: f.FollowerID, Object: f.FolloweeID, At: now})
 		}
 	}
 	return nil
@@ -153,7 +133,7 @@ func (pc *PendingChanges) Unfollowed(pairs []social.Follow) {
 	}
 	now := time.Now()
 	for _, f := range pairs {
-		pc.changes = append(pc.changes, Change{Kind: ChangeUnfollow, Subject: f.FollowerID, Object: f.FolloweeID, At: now})
+		pc.changes = append(pc.changes, monitor.Change{Kind: monitor.ChangeUnfollow, Subject: f.FollowerID, Object: f.FolloweeID, At: now})
 	}
 }
 

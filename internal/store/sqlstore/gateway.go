@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/roostapi/roost/internal/gateway/ledger"
 )
 
-// Gateway is the gateway's storage (roost serve --upstream): the page
-// cache, the upstream ledger and the shared upstream budget, on tables of
-// migration 0020. Read runs queries that only read, Write the others.
+// Gateway is the gateway's storage (roost serve --upstream), a
+// gateway.Store: the page cache, the upstream ledger and the shared
+// upstream budget, on tables of migration 0020. Read runs queries that
+// only read, Write the others.
 type Gateway struct {
 	// Read reads; Write writes the upstream ledger and budget; Pages
 	// writes the page cache (Write when nil: SQLite keeps the ledger in a
@@ -20,7 +23,7 @@ type Gateway struct {
 	// cost) to write in the engine's next write transaction — the debit of
 	// the request it answers — rather than in a commit of its own; false
 	// leaves it to LogUpstream.
-	Later func(UpstreamEntry) bool
+	Later func(ledger.Entry) bool
 	// Flush writes the rows Later holds; the ledger's readers call it
 	// first.
 	Flush func(context.Context) error
@@ -34,38 +37,8 @@ func (g Gateway) pages() DB {
 	return g.Write
 }
 
-// CachedPage is a page fetched upstream.
-type CachedPage struct {
-	Body      []byte
-	Items     int
-	FetchedAt time.Time
-}
-
-// UpstreamEntry is one row of the append-only upstream ledger.
-type UpstreamEntry struct {
-	ID        int64 // set when read back
-	RequestID string
-	KeyID     int64
-	Endpoint  string
-	CacheHit  bool
-	Status    int
-	Micros    int64 // what upstream billed for this request
-	At        time.Time
-}
-
-// Budget is one limit of upstream spending: Period is "total" or
-// "day:YYYY-MM-DD", Limit is in micro-USD.
-type Budget struct {
-	Period string
-	Limit  int64
-}
-
-// ErrBudgetSpent is returned by Reserve when a budget does not cover the
-// reservation.
-var ErrBudgetSpent = errors.New("the shared upstream budget is spent")
-
 // Page returns the cached page under key; found is false when none is.
-func (g Gateway) Page(ctx context.Context, key string) (p CachedPage, found bool, err error) {
+func (g Gateway) Page(ctx context.Context, key string) (p ledger.Page, found bool, err error) {
 	err = g.Read.Query(ctx, `SELECT body, items, fetched_at FROM gateway_pages WHERE key = ?`, []any{key},
 		func(r Rows) error {
 			var at int64
@@ -76,13 +49,13 @@ func (g Gateway) Page(ctx context.Context, key string) (p CachedPage, found bool
 			return nil
 		})
 	if err != nil {
-		return CachedPage{}, false, fmt.Errorf("cached page: %w", err)
+		return ledger.Page{}, false, fmt.Errorf("cached page: %w", err)
 	}
 	return p, found, nil
 }
 
 // PutPage stores (or replaces) the page under key.
-func (g Gateway) PutPage(ctx context.Context, key, route string, p CachedPage) error {
+func (g Gateway) PutPage(ctx context.Context, key, route string, p ledger.Page) error {
 	err := g.pages().Query(ctx, `INSERT INTO gateway_pages (key, route, body, items, fetched_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET route = excluded.route, body = excluded.body, items = excluded.items,
 		fetched_at = excluded.fetched_at`,
@@ -93,23 +66,23 @@ func (g Gateway) PutPage(ctx context.Context, key, route string, p CachedPage) e
 	return nil
 }
 
-// UpstreamInsert appends one row to the upstream ledger; UpstreamEntry.Args
-// are its values.
+// UpstreamInsert appends one row to the upstream ledger; UpstreamArgs are
+// its values.
 const UpstreamInsert = `INSERT INTO upstream_ledger (request_id, key_id, endpoint, cache_hit, status,
 	upstream_micro_usd, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
-// Args are the values of e for UpstreamInsert.
-func (e UpstreamEntry) Args() []any {
+// UpstreamArgs are the values of e for UpstreamInsert.
+func UpstreamArgs(e ledger.Entry) []any {
 	return []any{e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro()}
 }
 
 // LogUpstream appends e to the upstream ledger (a cache hit through Later
 // when it is set).
-func (g Gateway) LogUpstream(ctx context.Context, e UpstreamEntry) error {
+func (g Gateway) LogUpstream(ctx context.Context, e ledger.Entry) error {
 	if e.CacheHit && e.Micros == 0 && g.Later != nil && g.Later(e) {
 		return nil
 	}
-	err := g.Write.Query(ctx, UpstreamInsert, e.Args(), func(Rows) error { return nil })
+	err := g.Write.Query(ctx, UpstreamInsert, UpstreamArgs(e), func(Rows) error { return nil })
 	if err != nil {
 		return fmt.Errorf("upstream ledger: %w", err)
 	}
@@ -117,9 +90,9 @@ func (g Gateway) LogUpstream(ctx context.Context, e UpstreamEntry) error {
 }
 
 // UpstreamLedger returns the ledger, oldest first.
-func (g Gateway) UpstreamLedger(ctx context.Context) ([]UpstreamEntry, error) {
-	var out []UpstreamEntry
-	err := g.ExportLedger(ctx, func(rows []UpstreamEntry) error { out = append(out, rows...); return nil })
+func (g Gateway) UpstreamLedger(ctx context.Context) ([]ledger.Entry, error) {
+	var out []ledger.Entry
+	err := g.ExportLedger(ctx, func(rows []ledger.Entry) error { out = append(out, rows...); return nil })
 	return out, err
 }
 
@@ -128,7 +101,7 @@ func (g Gateway) UpstreamLedger(ctx context.Context) ([]UpstreamEntry, error) {
 const ledgerChunk = 500
 
 // ExportLedger streams the upstream ledger to fn by id, in chunks.
-func (g Gateway) ExportLedger(ctx context.Context, fn func([]UpstreamEntry) error) error {
+func (g Gateway) ExportLedger(ctx context.Context, fn func([]ledger.Entry) error) error {
 	if g.Flush != nil {
 		if err := g.Flush(ctx); err != nil {
 			return fmt.Errorf("upstream ledger: %w", err)
@@ -137,8 +110,8 @@ func (g Gateway) ExportLedger(ctx context.Context, fn func([]UpstreamEntry) erro
 	for after := int64(0); ; {
 		rows, err := all(ctx, g.Read, `SELECT id, request_id, key_id, endpoint, cache_hit, status, upstream_micro_usd,
 			created_at FROM upstream_ledger WHERE id > ? ORDER BY id LIMIT ?`, []any{after, ledgerChunk},
-			func(r Rows) (UpstreamEntry, error) {
-				var e UpstreamEntry
+			func(r Rows) (ledger.Entry, error) {
+				var e ledger.Entry
 				var status, at int64
 				err := r.Scan(&e.ID, &e.RequestID, &e.KeyID, &e.Endpoint, &e.CacheHit, &status, &e.Micros, &at)
 				e.Status, e.At = int(status), time.UnixMicro(at)
@@ -176,14 +149,14 @@ func (g Gateway) BudgetSpent(ctx context.Context) (map[string]int64, error) {
 // Restore stores upstream ledger rows with their ids and the spending of
 // budget periods (with nothing reserved); rows and periods already stored
 // are left as they are, so restoring twice changes nothing.
-func (g Gateway) Restore(ctx context.Context, ledger []UpstreamEntry, spent map[string]int64) error {
-	for len(ledger) > 0 {
-		n := min(len(ledger), ledgerChunk)
+func (g Gateway) Restore(ctx context.Context, rows []ledger.Entry, spent map[string]int64) error {
+	for len(rows) > 0 {
+		n := min(len(rows), ledgerChunk)
 		args := make([]any, 0, 8*n)
-		for _, e := range ledger[:n] {
+		for _, e := range rows[:n] {
 			args = append(args, e.ID, e.RequestID, e.KeyID, e.Endpoint, e.CacheHit, int64(e.Status), e.Micros, e.At.UnixMicro())
 		}
-		ledger = ledger[n:]
+		rows = rows[n:]
 		err := g.Write.Query(ctx, `INSERT INTO upstream_ledger (id, request_id, key_id, endpoint, cache_hit, status,
 			upstream_micro_usd, created_at) VALUES `+strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?),", n), ",")+`
 			ON CONFLICT (id) DO NOTHING`, args, func(Rows) error { return nil })
@@ -207,7 +180,7 @@ func (g Gateway) Restore(ctx context.Context, ledger []UpstreamEntry, spent map[
 // trigger of migration 0033), so that no number of processes can reserve
 // past a limit. When one budget refuses, the ones already taken are
 // released and the error is ErrBudgetSpent.
-func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cost int64, now time.Time) error {
+func (g Gateway) Reserve(ctx context.Context, hold string, budgets []ledger.Budget, cost int64, now time.Time) error {
 	for i, b := range budgets {
 		var err error
 		if cost <= b.Limit {
@@ -215,7 +188,7 @@ func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cos
 				VALUES (?, ?, ?, ?, ?)`, []any{hold, b.Period, cost, b.Limit, now.UnixMicro()}, func(Rows) error { return nil })
 		}
 		if cost > b.Limit || err != nil && strings.Contains(err.Error(), "upstream budget spent") {
-			err = fmt.Errorf("%s (limit %d micro-USD): %w", b.Period, b.Limit, ErrBudgetSpent)
+			err = fmt.Errorf("%s (limit %d micro-USD): %w", b.Period, b.Limit, ledger.ErrBudgetSpent)
 		} else if err != nil {
 			err = fmt.Errorf("reserve upstream budget %s: %w", b.Period, err)
 		}
@@ -240,7 +213,7 @@ func (g Gateway) Reserve(ctx context.Context, hold string, budgets []Budget, cos
 // two budget rows in heap order could deadlock with another taking them
 // the other way round, and PostgreSQL would cancel one, leaving its
 // reservation held until ReclaimHolds.
-func (g Gateway) Settle(ctx context.Context, hold string, budgets []Budget, spent int64) error {
+func (g Gateway) Settle(ctx context.Context, hold string, budgets []ledger.Budget, spent int64) error {
 	if len(budgets) == 0 { // nothing was reserved
 		return nil
 	}
@@ -359,7 +332,7 @@ func (g Gateway) Spent(ctx context.Context, period string) (spent, reserved int6
 // ExportUpstream streams the upstream ledger to fn (see ExportLedger) and
 // then returns what was spent under each budget period: the source side
 // of copying a gateway's accounts of upstream.
-func (g Gateway) ExportUpstream(ctx context.Context, fn func([]UpstreamEntry) error) (map[string]int64, error) {
+func (g Gateway) ExportUpstream(ctx context.Context, fn func([]ledger.Entry) error) (map[string]int64, error) {
 	if err := g.ExportLedger(ctx, fn); err != nil {
 		return nil, err
 	}

@@ -8,19 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/roostapi/roost/internal/monitor"
 )
 
 // errStale ends a dispatch whose position another dispatcher moved.
 var errStale = errors.New("dispatch position moved")
-
-// NewEvent is an event for the outbox.
-type NewEvent struct {
-	MonitorID string
-	Event     string // new_tweet, new_following, profile_update
-	Dedup     string // once per monitor; "" for none
-	Data      []byte // JSON
-	Extra     []byte // JSON or nil
-}
 
 // Cursor is the last change turned into events.
 func (s Monitors) Cursor(ctx context.Context) (int64, error) {
@@ -33,13 +26,13 @@ func (s Monitors) Cursor(ctx context.Context) (int64, error) {
 }
 
 // Changes returns at most limit changes after seq, in order.
-func (s Monitors) Changes(ctx context.Context, after int64, limit int) ([]Change, error) {
+func (s Monitors) Changes(ctx context.Context, after int64, limit int) ([]monitor.Change, error) {
 	cs, err := all(ctx, s.reader(), `SELECT seq, kind, subject, object, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`,
-		[]any{after, int64(limit)}, func(r Rows) (Change, error) {
-			var c Change
+		[]any{after, int64(limit)}, func(r Rows) (monitor.Change, error) {
+			var c monitor.Change
 			var kind, at int64
 			err := r.Scan(&c.Seq, &kind, &c.Subject, &c.Object, &at)
-			c.Kind, c.At = ChangeKind(kind), time.UnixMicro(at)
+			c.Kind, c.At = monitor.ChangeKind(kind), time.UnixMicro(at)
 			return c, err
 		})
 	if err != nil {
@@ -49,7 +42,7 @@ func (s Monitors) Changes(ctx context.Context, after int64, limit int) ([]Change
 }
 
 // Watching returns the user monitors of kinds that watch any of users.
-func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) ([]Monitor, error) {
+func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) ([]monitor.Monitor, error) {
 	if len(users) == 0 {
 		return nil, nil
 	}
@@ -57,7 +50,7 @@ func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) 
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	var out []Monitor
+	var out []monitor.Monitor
 	for lo := 0; lo < len(users); lo += inChunk {
 		part := users[lo:min(lo+inChunk, len(users))]
 		a := args[:len(kinds):len(kinds)]
@@ -75,7 +68,7 @@ func (s Monitors) Watching(ctx context.Context, users []int64, kinds ...string) 
 }
 
 // SearchesDue returns the search monitors whose next run is due at now.
-func (s Monitors) SearchesDue(ctx context.Context, now time.Time, kinds ...string) ([]Monitor, error) {
+func (s Monitors) SearchesDue(ctx context.Context, now time.Time, kinds ...string) ([]monitor.Monitor, error) {
 	args := []any{now.UnixMicro()}
 	for _, k := range kinds {
 		args = append(args, k)
@@ -117,7 +110,7 @@ func (s Monitors) NextSearch(ctx context.Context, kinds ...string) (time.Time, b
 // in one transaction, so that a crash loses no change and repeats none.
 // It reports false, storing nothing, when the position is no longer from
 // (another dispatcher moved it) or another holds it.
-func (s Monitors) Dispatch(ctx context.Context, from, to int64, events []NewEvent, snapshots map[string][]byte) (bool, error) {
+func (s Monitors) Dispatch(ctx context.Context, from, to int64, events []monitor.NewEvent, snapshots map[string][]byte) (bool, error) {
 	err := s.Tx(ctx, func(tx DB) error {
 		var seq int64
 		found := false
@@ -153,7 +146,7 @@ func (s Monitors) Dispatch(ctx context.Context, from, to int64, events []NewEven
 // Searched stores a search monitor's new events and moves its watermark
 // from old to mark and its next run to next, in one transaction; false
 // when another dispatcher moved the watermark first (nothing stored).
-func (s Monitors) Searched(ctx context.Context, id string, old, mark int64, next time.Time, events []NewEvent) (bool, error) {
+func (s Monitors) Searched(ctx context.Context, id string, old, mark int64, next time.Time, events []monitor.NewEvent) (bool, error) {
 	err := s.Tx(ctx, func(tx DB) error {
 		found := false
 		err := tx.Query(ctx, `UPDATE monitors SET watermark = ?, next_run_at = ? WHERE id = ? AND watermark = ?
@@ -172,7 +165,7 @@ func (s Monitors) Searched(ctx context.Context, id string, old, mark int64, next
 	return err == nil, err
 }
 
-func (s Monitors) insertEvents(ctx context.Context, tx DB, events []NewEvent) error {
+func (s Monitors) insertEvents(ctx context.Context, tx DB, events []monitor.NewEvent) error {
 	now := time.Now().UnixMicro()
 	for _, e := range events {
 		var dedup any
@@ -189,25 +182,10 @@ func (s Monitors) insertEvents(ctx context.Context, tx DB, events []NewEvent) er
 	return nil
 }
 
-// Outgoing is the next event of one monitor to deliver.
-type Outgoing struct {
-	ID         int64
-	Event      string
-	Data       []byte
-	Extra      []byte
-	Attempts   int
-	CreatedAt  time.Time
-	Monitor    Monitor
-	DefaultURL *string // the key's default webhook
-	Secret     string  // the key's signing secret ("" when it has none yet)
-	// recorded is the monitor's count of recorded attempts when read.
-	recorded int64
-}
-
 // Due returns, for at most limit active monitors not leased at now, the
 // oldest pending event when its next attempt is due: delivery is in order
 // per monitor, so a monitor's later events wait for its first.
-func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
+func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]monitor.Outgoing, error) {
 	at := now.UnixMicro()
 	// The oldest pending event of each monitor that has one, read from the
 	// index of pending events: the work follows the events waiting, not
@@ -230,12 +208,12 @@ func (s Monitors) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing
 const outgoingCols = `e.id, e.event, e.data, e.extra, e.attempts, e.created_at, w.url, coalesce(w.secret, ''),
 		m.attempts, m.` + monitorColsM
 
-func scanOutgoing(r Rows) (Outgoing, error) {
-	var o Outgoing
-	var m Monitor
+func scanOutgoing(r Rows) (monitor.Outgoing, error) {
+	var o monitor.Outgoing
+	var m monitor.Monitor
 	var params, snap string
 	var refresh, next, created, evAt, attempts int64
-	err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.recorded,
+	err := r.Scan(&o.ID, &o.Event, &o.Data, &o.Extra, &attempts, &evAt, &o.DefaultURL, &o.Secret, &o.Recorded,
 		&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
 		&m.Watermark, &next, &created)
 	m.Params, m.Snapshot, m.Refresh = []byte(params), []byte(snap), int(refresh)
@@ -254,8 +232,8 @@ const monitorColsM = `id, m.key_id, m.kind, m.user_id, m.params, m.query, m.refr
 // events one at a time, in order, each attempt once. Both conditions are
 // on the monitor's row, which a concurrent update rechecks (PostgreSQL's
 // read committed re-reads the row it waited for, not a subquery).
-func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) (bool, error) {
-	got, err := s.LeaseAll(ctx, []Outgoing{*o}, now, until)
+func (s Monitors) Lease(ctx context.Context, o *monitor.Outgoing, now, until time.Time) (bool, error) {
+	got, err := s.LeaseAll(ctx, []monitor.Outgoing{*o}, now, until)
 	if err != nil {
 		return false, err
 	}
@@ -266,7 +244,7 @@ func (s Monitors) Lease(ctx context.Context, o *Outgoing, now, until time.Time) 
 // transaction, and reports which it got. The rows are taken in the order
 // of their ids, so that two deliverers never wait for each other in a
 // circle.
-func (s Monitors) LeaseAll(ctx context.Context, os []Outgoing, now, until time.Time) ([]bool, error) {
+func (s Monitors) LeaseAll(ctx context.Context, os []monitor.Outgoing, now, until time.Time) ([]bool, error) {
 	got := make([]bool, len(os))
 	order := make([]int, len(os))
 	for i := range order {
@@ -278,7 +256,7 @@ func (s Monitors) LeaseAll(ctx context.Context, os []Outgoing, now, until time.T
 		for _, i := range order {
 			o := &os[i]
 			err := tx.Query(ctx, `UPDATE monitors SET lease_until = ? WHERE id = ? AND lease_until < ? AND attempts = ?
-				RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.recorded},
+				RETURNING id`, []any{until.UnixMicro(), o.Monitor.ID, now.UnixMicro(), o.Recorded},
 				func(Rows) error { got[i] = true; return nil })
 			if err != nil {
 				return fmt.Errorf("lease monitor: %w", err)
@@ -292,23 +270,9 @@ func (s Monitors) LeaseAll(ctx context.Context, os []Outgoing, now, until time.T
 	return got, nil
 }
 
-// Attempt is one delivery attempt of an event.
-type Attempt struct {
-	MonitorID string
-	EventID   int64
-	Attempt   int
-	Status    int // the receiver's HTTP status; 0: no answer
-	Error     string
-	Duration  time.Duration
-	At        time.Time
-}
-
-// KeepAttempts is how many attempts the delivery log keeps per monitor.
-const KeepAttempts = 50
-
 // Record logs an attempt and moves its event to state (pending: retried
 // at next), releasing the monitor's lease, in one transaction.
-func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time.Time) error {
+func (s Monitors) Record(ctx context.Context, a monitor.Attempt, state string, next time.Time) error {
 	_, err := s.RecordNext(ctx, a, state, next, time.Time{}, time.Time{})
 	return err
 }
@@ -318,8 +282,8 @@ func (s Monitors) Record(ctx context.Context, a Attempt, state string, next time
 // if it is due at now, keeping the lease for it until until: the
 // deliverer goes on with the monitor without a lease of its own for each
 // event. Without one (nil), the lease is released. All in one transaction.
-func (s Monitors) RecordNext(ctx context.Context, a Attempt, state string, next, now, until time.Time) (*Outgoing, error) {
-	var out *Outgoing
+func (s Monitors) RecordNext(ctx context.Context, a monitor.Attempt, state string, next, now, until time.Time) (*monitor.Outgoing, error) {
+	var out *monitor.Outgoing
 	err := s.relaxed(ctx, func(tx DB) error {
 		out = nil
 		if err := exec(ctx, tx, `INSERT INTO monitor_deliveries (monitor_id, event_id, attempt, status, error, duration_us, at)
@@ -329,7 +293,7 @@ func (s Monitors) RecordNext(ctx context.Context, a Attempt, state string, next,
 		}
 		if err := exec(ctx, tx, `DELETE FROM monitor_deliveries WHERE monitor_id = ? AND id <= (SELECT id FROM
 			monitor_deliveries WHERE monitor_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`, a.MonitorID, a.MonitorID,
-			int64(KeepAttempts)); err != nil {
+			int64(monitor.KeepAttempts)); err != nil {
 			return fmt.Errorf("delivery log: %w", err)
 		}
 		if err := exec(ctx, tx, `UPDATE monitor_events SET state = ?, attempts = ?, next_at = ? WHERE id = ?`,
@@ -337,7 +301,7 @@ func (s Monitors) RecordNext(ctx context.Context, a Attempt, state string, next,
 			return fmt.Errorf("event state: %w", err)
 		}
 		lease := int64(0)
-		if state == EventDelivered && !until.IsZero() {
+		if state == monitor.EventDelivered && !until.IsZero() {
 			// The monitor's oldest pending event, if due: a later one
 			// waits for it, as in Due.
 			found, err := all(ctx, tx, `SELECT `+outgoingCols+`
@@ -349,7 +313,7 @@ func (s Monitors) RecordNext(ctx context.Context, a Attempt, state string, next,
 			}
 			if len(found) == 1 {
 				out, lease = &found[0], until.UnixMicro()
-				out.recorded++ // the attempt recorded here
+				out.Recorded++ // the attempt recorded here
 			}
 		}
 		return exec(ctx, tx, `UPDATE monitors SET lease_until = ?, attempts = attempts + 1 WHERE id = ?`, lease, a.MonitorID)
@@ -366,10 +330,10 @@ func (s Monitors) Release(ctx context.Context, id string) error {
 }
 
 // Attempts returns the monitor's last n attempts, newest first.
-func (s Monitors) Attempts(ctx context.Context, id string, n int) ([]Attempt, error) {
+func (s Monitors) Attempts(ctx context.Context, id string, n int) ([]monitor.Attempt, error) {
 	return all(ctx, s.reader(), `SELECT monitor_id, event_id, attempt, status, error, duration_us, at FROM monitor_deliveries
-		WHERE monitor_id = ? ORDER BY id DESC LIMIT ?`, []any{id, int64(n)}, func(r Rows) (Attempt, error) {
-		var a Attempt
+		WHERE monitor_id = ? ORDER BY id DESC LIMIT ?`, []any{id, int64(n)}, func(r Rows) (monitor.Attempt, error) {
+		var a monitor.Attempt
 		var attempt, status, dur, at int64
 		err := r.Scan(&a.MonitorID, &a.EventID, &attempt, &status, &a.Error, &dur, &at)
 		a.Attempt, a.Status, a.Duration, a.At = int(attempt), int(status), time.Duration(dur)*time.Microsecond, time.UnixMicro(at)

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Monitors is the storage of monitors and webhooks (tables of migration
-// 0031): the monitors of each key, each key's default webhook and signing
+// Monitors is the storage of monitors and webhooks, a monitor.Store
+// (tables of migration 0031): the monitors of each key, each key's default webhook and signing
 // secret, the change log's dispatch position, the outbox of events and
 // the log of delivery attempts. DB runs statements on the primary; Read
 // runs the queries that only read (nil: DB); Tx runs fn in one
@@ -29,41 +30,13 @@ type Monitors struct {
 	ForUpdate string
 }
 
-// Monitor states.
-const (
-	MonitorActive = "active"
-	MonitorPaused = "paused" // the key's balance does not cover an event
-)
-
-// Event states.
-const (
-	EventPending   = "pending"
-	EventDelivered = "delivered"
-	EventDead      = "dead" // every attempt failed
-)
-
-// Monitor is one monitor of one key.
-type Monitor struct {
-	ID         string
-	KeyID      int64
-	Kind       string
-	UserID     int64
-	Params     []byte // JSON
-	Query      string
-	Refresh    int // seconds
-	WebhookURL *string
-	State      string
-	Snapshot   []byte // JSON; user_profile monitors
-	Watermark  int64
-	NextRunAt  time.Time
-	CreatedAt  time.Time
-}
+var _ monitor.Store = Monitors{}
 
 const monitorCols = `id, key_id, kind, user_id, params, query, refresh_seconds, webhook_url, state, snapshot,
 	watermark, next_run_at, created_at`
 
-func scanMonitor(r Rows) (Monitor, error) {
-	var m Monitor
+func scanMonitor(r Rows) (monitor.Monitor, error) {
+	var m monitor.Monitor
 	var params, snap string
 	var refresh, next, created int64
 	err := r.Scan(&m.ID, &m.KeyID, &m.Kind, &m.UserID, &params, &m.Query, &refresh, &m.WebhookURL, &m.State, &snap,
@@ -94,7 +67,7 @@ func exec(ctx context.Context, db DB, q string, args ...any) error {
 }
 
 // Create stores a new monitor.
-func (s Monitors) Create(ctx context.Context, m Monitor) error {
+func (s Monitors) Create(ctx context.Context, m monitor.Monitor) error {
 	err := exec(ctx, s.DB, `INSERT INTO monitors (`+monitorCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.ID, m.KeyID, m.Kind, m.UserID, string(m.Params), m.Query, int64(m.Refresh), m.WebhookURL, m.State,
 		string(m.Snapshot), m.Watermark, m.NextRunAt.UnixMicro(), m.CreatedAt.UnixMicro())
@@ -105,14 +78,14 @@ func (s Monitors) Create(ctx context.Context, m Monitor) error {
 }
 
 // Get returns the key's monitor id; another key's is social.ErrNotFound.
-func (s Monitors) Get(ctx context.Context, keyID int64, id string) (Monitor, error) {
+func (s Monitors) Get(ctx context.Context, keyID int64, id string) (monitor.Monitor, error) {
 	return one(ctx, s.reader(), "monitor", `SELECT `+monitorCols+` FROM monitors WHERE id = ? AND key_id = ?`,
 		[]any{id, keyID}, scanMonitor)
 }
 
 // List returns the key's monitors from offset (oldest first), at most
 // limit, and how many the key has.
-func (s Monitors) List(ctx context.Context, keyID int64, offset, limit int) ([]Monitor, int, error) {
+func (s Monitors) List(ctx context.Context, keyID int64, offset, limit int) ([]monitor.Monitor, int, error) {
 	var total int64
 	if err := s.reader().Query(ctx, `SELECT count(*) FROM monitors WHERE key_id = ?`, []any{keyID},
 		func(r Rows) error { return r.Scan(&total) }); err != nil {
@@ -127,7 +100,7 @@ func (s Monitors) List(ctx context.Context, keyID int64, offset, limit int) ([]M
 }
 
 // SetWebhook sets (nil: removes) the monitor's own webhook URL.
-func (s Monitors) SetWebhook(ctx context.Context, keyID int64, id string, url *string) (Monitor, error) {
+func (s Monitors) SetWebhook(ctx context.Context, keyID int64, id string, url *string) (monitor.Monitor, error) {
 	return one(ctx, s.DB, "monitor", `UPDATE monitors SET webhook_url = ? WHERE id = ? AND key_id = ?
 		RETURNING `+monitorCols, []any{url, id, keyID}, scanMonitor)
 }
@@ -151,41 +124,35 @@ func (s Monitors) Delete(ctx context.Context, keyID int64, id string) error {
 	})
 }
 
-// Webhook is a key's default webhook (nil URL: none) and signing secret.
-type Webhook struct {
-	URL    *string
-	Secret string
-}
-
 // SetDefaultWebhook sets the key's default webhook URL (nil: none); a key
 // without a secret gets secret, else keeps its own. It returns the row.
-func (s Monitors) SetDefaultWebhook(ctx context.Context, keyID int64, url *string, secret string) (Webhook, error) {
+func (s Monitors) SetDefaultWebhook(ctx context.Context, keyID int64, url *string, secret string) (monitor.Webhook, error) {
 	w, err := one(ctx, s.DB, "webhook", `INSERT INTO webhooks (key_id, url, secret) VALUES (?, ?, ?)
 		ON CONFLICT (key_id) DO UPDATE SET url = excluded.url RETURNING url, secret`, []any{keyID, url, secret}, scanWebhook)
 	if err != nil {
-		return Webhook{}, fmt.Errorf("set webhook: %w", err)
+		return monitor.Webhook{}, fmt.Errorf("set webhook: %w", err)
 	}
 	return w, nil
 }
 
 // Secret returns the key's signing secret, storing secret first when the
 // key has none.
-func (s Monitors) Secret(ctx context.Context, keyID int64, secret string) (Webhook, error) {
+func (s Monitors) Secret(ctx context.Context, keyID int64, secret string) (monitor.Webhook, error) {
 	w, err := one(ctx, s.DB, "webhook", `INSERT INTO webhooks (key_id, url, secret) VALUES (?, NULL, ?)
 		ON CONFLICT (key_id) DO UPDATE SET secret = webhooks.secret RETURNING url, secret`, []any{keyID, secret}, scanWebhook)
 	if err != nil {
-		return Webhook{}, fmt.Errorf("webhook secret: %w", err)
+		return monitor.Webhook{}, fmt.Errorf("webhook secret: %w", err)
 	}
 	return w, nil
 }
 
 // DefaultWebhook returns the key's webhook row (social.ErrNotFound: none).
-func (s Monitors) DefaultWebhook(ctx context.Context, keyID int64) (Webhook, error) {
+func (s Monitors) DefaultWebhook(ctx context.Context, keyID int64) (monitor.Webhook, error) {
 	return one(ctx, s.reader(), "webhook", `SELECT url, secret FROM webhooks WHERE key_id = ?`, []any{keyID}, scanWebhook)
 }
 
-func scanWebhook(r Rows) (Webhook, error) {
-	var w Webhook
+func scanWebhook(r Rows) (monitor.Webhook, error) {
+	var w monitor.Webhook
 	err := r.Scan(&w.URL, &w.Secret)
 	return w, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/world"
 )
 
 // DeleteFollows deletes the follow edges of fs (social.Batch.Unfollows)
@@ -48,38 +49,22 @@ func AdvanceTick(ctx context.Context, tx DB, tick int64) error {
 	return nil
 }
 
-// World is the living world's storage (package live; the world table of
-// migration 0032) and the reads a tick is made from. Its Reader reads
-// what is current (a PostgreSQL store's primary, never a standby): the
-// same database must give the same ticks.
+// World is the world row's storage (the world table of migration 0032)
+// and the reads a tick of the living world is made from: a world.Store.
+// Its Reader reads what is current (a PostgreSQL store's primary, never a
+// standby): the same database must give the same ticks.
 type World struct {
 	Reader
 	Write DB
 }
 
-// TickWriter is a store that writes several ticks of the living world in
-// one transaction (SQLite: each commit starts every reader's page cache
-// over, and writes again the pages every tick writes). WriteTicks runs fn
-// in one write transaction, committed when fn returns nil: fn reads the
-// world through w, which sees what the transaction wrote before, and
-// writes each tick's batch through write, in order.
-type TickWriter interface {
-	WriteTicks(ctx context.Context, fn func(w World, write func(*social.Batch) error) error) error
-}
-
-// WorldState is the world row.
-type WorldState struct {
-	Seed   int64 // the seed roost gen recorded
-	Seeded bool  // whether roost gen recorded one
-	Tick   int64 // the last live tick written, 0 before the first
-	BaseMS int64 // the live clock's start (Unix ms), 0 before it started
-}
+var _ world.Store = World{}
 
 // State reads the world row.
-func (w World) State(ctx context.Context) (WorldState, error) {
+func (w World) State(ctx context.Context) (world.State, error) {
 	return one(ctx, w.DB, "world", `SELECT seed, live_tick, live_base_ms FROM world WHERE id = 1`, nil,
-		func(r Rows) (WorldState, error) {
-			var st WorldState
+		func(r Rows) (world.State, error) {
+			var st world.State
 			var seed, base *int64
 			if err := r.Scan(&seed, &st.Tick, &base); err != nil {
 				return st, fmt.Errorf("scan world: %w", err)
@@ -103,7 +88,7 @@ func (w World) SetSeed(ctx context.Context, seed int64) error {
 }
 
 // Put replaces the world row with st (roost copy).
-func (w World) Put(ctx context.Context, st WorldState) error {
+func (w World) Put(ctx context.Context, st world.State) error {
 	var seed, base any
 	if st.Seeded {
 		seed = st.Seed
@@ -134,16 +119,11 @@ func (w World) UserIDs(ctx context.Context) ([]int64, error) {
 	return all(ctx, w.DB, `SELECT id FROM users WHERE NOT stub ORDER BY id`, nil, scanID)
 }
 
-// PostRef is what the living world keeps of a recent post.
-type PostRef struct {
-	ID, AuthorID, RepostOfID int64
-}
-
 // RecentPosts are the n posts of the highest ids, ascending.
-func (w World) RecentPosts(ctx context.Context, n int) ([]PostRef, error) {
+func (w World) RecentPosts(ctx context.Context, n int) ([]world.PostRef, error) {
 	refs, err := all(ctx, w.DB, `SELECT id, author_id, repost_of_id FROM posts ORDER BY id DESC LIMIT ?`, []any{n},
-		func(r Rows) (PostRef, error) {
-			var p PostRef
+		func(r Rows) (world.PostRef, error) {
+			var p world.PostRef
 			err := r.Scan(&p.ID, &p.AuthorID, &p.RepostOfID)
 			return p, err
 		})

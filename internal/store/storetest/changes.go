@@ -5,14 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
-
-// monitorStore is a store that keeps monitors and a change log.
-type monitorStore interface {
-	Monitors() sqlstore.Monitors
-}
 
 // testChangeLog: writes log the posts and follows they insert and the
 // full profiles they write, in their own transaction (a failed write logs
@@ -22,11 +17,7 @@ type monitorStore interface {
 func testChangeLog(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := ctxFor(t)
-	ms, ok := s.(monitorStore)
-	if !ok {
-		t.Fatal("the store keeps no monitors")
-	}
-	m := ms.Monitors()
+	m := s.Monitors()
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	post := func(id, author int64) social.Post {
 		return social.Post{ID: id, AuthorID: author, CreatedAt: t0, Text: "p", Lang: "en"}
@@ -36,7 +27,7 @@ func testChangeLog(t *testing.T, open Opener) {
 	if _, err := s.Write(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	changes := func() []sqlstore.Change {
+	changes := func() []monitor.Change {
 		t.Helper()
 		cs, err := m.Changes(ctx, 0, 1000)
 		if err != nil {
@@ -47,8 +38,8 @@ func testChangeLog(t *testing.T, open Opener) {
 	if cs := changes(); len(cs) != 0 {
 		t.Fatalf("%d changes logged without a monitor", len(cs))
 	}
-	if err := m.Create(ctx, sqlstore.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1, Kind: "user_tweets", UserID: 1,
-		Params: []byte("{}"), State: sqlstore.MonitorActive, CreatedAt: t0}); err != nil {
+	if err := m.Create(ctx, monitor.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1, Kind: "user_tweets", UserID: 1,
+		Params: []byte("{}"), State: monitor.MonitorActive, CreatedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	b := &social.Batch{
@@ -60,15 +51,15 @@ func testChangeLog(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	type row struct {
-		kind            sqlstore.ChangeKind
+		kind            monitor.ChangeKind
 		subject, object int64
 	}
 	var got []row
 	for _, c := range changes() {
 		got = append(got, row{c.Kind, c.Subject, c.Object})
 	}
-	want := []row{{sqlstore.ChangePost, 1, 11}, {sqlstore.ChangePost, 3, 12}, {sqlstore.ChangeProfile, 1, 0},
-		{sqlstore.ChangeFollow, 1, 3}}
+	want := []row{{monitor.ChangePost, 1, 11}, {monitor.ChangePost, 3, 12}, {monitor.ChangeProfile, 1, 0},
+		{monitor.ChangeFollow, 1, 3}}
 	if !equalRows(got, want) {
 		t.Fatalf("changes %v, want %v", got, want)
 	}
@@ -81,7 +72,7 @@ func testChangeLog(t *testing.T, open Opener) {
 		t.Fatal("a post without an author was written")
 	}
 	cs := changes()
-	if len(cs) != 5 || cs[4].Kind != sqlstore.ChangeProfile || cs[4].Seq <= cs[3].Seq {
+	if len(cs) != 5 || cs[4].Kind != monitor.ChangeProfile || cs[4].Seq <= cs[3].Seq {
 		t.Fatalf("after a rewrite and a failed write: %+v", cs)
 	}
 	if bl, ok := s.(social.BulkLoader); ok {
@@ -102,13 +93,13 @@ func testChangeLog(t *testing.T, open Opener) {
 	if _, err := s.Write(ctx, &social.Batch{Unfollows: []social.Follow{{FollowerID: 1, FolloweeID: 3}, {FollowerID: 1, FolloweeID: 9}}}); err != nil {
 		t.Fatal(err)
 	}
-	if cs := changes(); len(cs) != before+1 || cs[before].Kind != sqlstore.ChangeUnfollow || cs[before].Subject != 1 || cs[before].Object != 3 {
+	if cs := changes(); len(cs) != before+1 || cs[before].Kind != monitor.ChangeUnfollow || cs[before].Subject != 1 || cs[before].Object != 3 {
 		t.Fatalf("after unfollowing 1→3 and the absent 1→9: %+v", cs[before:])
 	}
 
 	last := changes()[len(changes())-1].Seq
 	const mid = "01hx1r99s0nsqq1ffdhmyyqbfr"
-	ev := []sqlstore.NewEvent{{MonitorID: mid, Event: "new_tweet", Dedup: "post:11", Data: []byte(`{"id":11}`)},
+	ev := []monitor.NewEvent{{MonitorID: mid, Event: "new_tweet", Dedup: "post:11", Data: []byte(`{"id":11}`)},
 		{MonitorID: mid, Event: "new_tweet", Dedup: "post:11", Data: []byte(`{"id":11}`)}}
 	if ok, err := m.Dispatch(ctx, 0, last, ev, nil); !ok || err != nil {
 		t.Fatalf("dispatch from 0: %v %v", ok, err)
@@ -137,8 +128,8 @@ func testChangeLog(t *testing.T, open Opener) {
 	if d, _ := m.Due(ctx, now, 10); len(d) != 0 {
 		t.Fatal("a leased monitor's event is due")
 	}
-	if err := m.Record(ctx, sqlstore.Attempt{MonitorID: mid, EventID: o.ID, Attempt: 1, Status: 503, At: now},
-		sqlstore.EventPending, now); err != nil {
+	if err := m.Record(ctx, monitor.Attempt{MonitorID: mid, EventID: o.ID, Attempt: 1, Status: 503, At: now},
+		monitor.EventPending, now); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := m.Lease(ctx, &o, now, now.Add(time.Minute)); got {
@@ -156,7 +147,7 @@ func testChangeLog(t *testing.T, open Opener) {
 	}
 	// Leases in one transaction: the stale read is refused, the fresh one
 	// leased, and nothing after.
-	if got, err := m.LeaseAll(ctx, []sqlstore.Outgoing{o, due[0]}, now, now.Add(time.Minute)); err != nil ||
+	if got, err := m.LeaseAll(ctx, []monitor.Outgoing{o, due[0]}, now, now.Add(time.Minute)); err != nil ||
 		!slices.Equal(got, []bool{false, true}) {
 		t.Fatalf("lease a stale and a fresh read at once: %v %v, want [false true]", got, err)
 	}

@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // BenchmarkChangeLog is the cost of the change log on the plain write
 // path: batches of 100 new posts, 10 profiles and 50 new follows, with no
 // monitor (one probe per write) and with one (every change logged).
 func BenchmarkChangeLog(b *testing.B) {
-	engines := map[string]func(b *testing.B) social.Store{
-		"sqlite": func(b *testing.B) social.Store {
+	engines := map[string]func(b *testing.B) Store{
+		"sqlite": func(b *testing.B) Store {
 			s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			return s
 		},
-		"postgres": func(b *testing.B) social.Store {
+		"postgres": func(b *testing.B) Store {
 			s, err := postgres.Open(context.Background(), FreshSchema(b, PostgresURL(b)), nil)
 			if err != nil {
 				b.Fatal(err)
@@ -44,8 +44,8 @@ func BenchmarkChangeLog(b *testing.B) {
 				ctx := context.Background()
 				t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 				if watched {
-					err := s.(monitorStore).Monitors().Create(ctx, sqlstore.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1,
-						Kind: "user_tweets", UserID: 1, Params: []byte("{}"), State: sqlstore.MonitorActive, CreatedAt: t0})
+					err := s.Monitors().Create(ctx, monitor.Monitor{ID: "01hx1r99s0nsqq1ffdhmyyqbfr", KeyID: 1,
+						Kind: "user_tweets", UserID: 1, Params: []byte("{}"), State: monitor.MonitorActive, CreatedAt: t0})
 					if err != nil {
 						b.Fatal(err)
 					}

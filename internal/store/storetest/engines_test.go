@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/roostapi/roost/internal/dev/searchtest"
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 func TestSQLite(t *testing.T) {
-	Run(t, func(t *testing.T) social.Store {
+	Run(t, func(t *testing.T) Store {
 		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -24,7 +23,7 @@ func TestSQLite(t *testing.T) {
 
 func TestPostgres(t *testing.T) {
 	base := PostgresURL(t)
-	Run(t, func(t *testing.T) social.Store {
+	Run(t, func(t *testing.T) Store {
 		s, err := postgres.Open(context.Background(), FreshSchema(t, base), nil)
 		if err != nil {
 			t.Fatal(err)

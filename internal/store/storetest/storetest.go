@@ -12,11 +12,20 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/store/sqlstore"
 )
+
+// Store is what an engine's store is: the data, with the storage of the
+// monitors and of the world row, which the suite checks too.
+type Store interface {
+	social.Store
+	Monitors() sqlstore.Monitors
+	World() sqlstore.World
+}
 
 // Opener opens a fresh, empty store for one test; the caller closes it with
 // t.Cleanup.
-type Opener func(t *testing.T) social.Store
+type Opener func(t *testing.T) Store
 
 // Run runs the whole suite against stores made by open.
 func Run(t *testing.T, open Opener) {

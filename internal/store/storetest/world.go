@@ -7,21 +7,8 @@ import (
 
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 )
-
-// worldStore is an engine with the living world's storage.
-type worldStore interface {
-	World() sqlstore.World
-}
-
-func world(t *testing.T, s social.Store) sqlstore.World {
-	t.Helper()
-	w, ok := s.(worldStore)
-	if !ok {
-		t.Fatalf("%T has no World()", s)
-	}
-	return w.World()
-}
 
 // testUnfollows checks Batch.Unfollows: the edges go in the batch's
 // transaction, readers stop listing them, and the counts are the users'
@@ -87,9 +74,9 @@ func testUnfollows(t *testing.T, open Opener) {
 func testWorld(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := ctxFor(t)
-	w := world(t, s)
+	w := s.World()
 	st, err := w.State(ctx)
-	if err != nil || st != (sqlstore.WorldState{}) {
+	if err != nil || st != (world.State{}) {
 		t.Fatalf("a new database's world: %+v, %v; want zero", st, err)
 	}
 	if err := w.SetSeed(ctx, -42); err != nil {
@@ -120,7 +107,7 @@ func testWorld(t *testing.T, open Opener) {
 	}
 	mustWrite(t, s, &social.Batch{LiveTick: 2})
 	st, err = w.State(ctx)
-	if want := (sqlstore.WorldState{Seed: -42, Seeded: true, Tick: 2, BaseMS: 1000}); err != nil || st != want {
+	if want := (world.State{Seed: -42, Seeded: true, Tick: 2, BaseMS: 1000}); err != nil || st != want {
 		t.Errorf("world %+v, %v; want %+v", st, err, want)
 	}
 
@@ -130,17 +117,17 @@ func testWorld(t *testing.T, open Opener) {
 		t.Errorf("DeleteFollows(bob→alice, alice→dave) = %+v, %v; want bob→alice of %v alone", gone, err, at(1))
 	}
 
-	put := sqlstore.WorldState{Seed: 9, Seeded: true, Tick: 40, BaseMS: 5000}
+	put := world.State{Seed: 9, Seeded: true, Tick: 40, BaseMS: 5000}
 	if err := w.Put(ctx, put); err != nil {
 		t.Fatal(err)
 	}
 	if st, err = w.State(ctx); err != nil || st != put {
 		t.Errorf("after Put(%+v): %+v, %v", put, st, err)
 	}
-	if err := w.Put(ctx, sqlstore.WorldState{}); err != nil {
+	if err := w.Put(ctx, world.State{}); err != nil {
 		t.Fatal(err)
 	}
-	if st, err = w.State(ctx); err != nil || st != (sqlstore.WorldState{}) {
+	if st, err = w.State(ctx); err != nil || st != (world.State{}) {
 		t.Errorf("after Put of the zero state: %+v, %v", st, err)
 	}
 
@@ -156,7 +143,7 @@ func testWorld(t *testing.T, open Opener) {
 	slices.SortFunc(all, func(a, b social.Post) int { return int(a.ID - b.ID) })
 	for i, r := range refs {
 		p := all[len(all)-3+i]
-		if r != (sqlstore.PostRef{ID: p.ID, AuthorID: p.AuthorID, RepostOfID: p.RepostOfID}) {
+		if r != (world.PostRef{ID: p.ID, AuthorID: p.AuthorID, RepostOfID: p.RepostOfID}) {
 			t.Errorf("RecentPosts[%d] = %+v, want post %d by %d (repost of %d)", i, r, p.ID, p.AuthorID, p.RepostOfID)
 		}
 	}

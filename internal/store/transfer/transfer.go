@@ -18,8 +18,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // Source is a store that can be read whole. Both engines' stores are
@@ -52,10 +52,10 @@ type Destination interface {
 type Upstream interface {
 	// ExportUpstream streams the upstream ledger by id, then returns what
 	// each budget period spent.
-	ExportUpstream(ctx context.Context, fn func([]sqlstore.UpstreamEntry) error) (map[string]int64, error)
+	ExportUpstream(ctx context.Context, fn func([]ledger.Entry) error) (map[string]int64, error)
 	// RestoreUpstream stores ledger rows with their ids and periods' spending
 	// (nothing reserved), leaving those already stored as they are.
-	RestoreUpstream(ctx context.Context, ledger []sqlstore.UpstreamEntry, spent map[string]int64) error
+	RestoreUpstream(ctx context.Context, rows []ledger.Entry, spent map[string]int64) error
 }
 
 // Counts is how many values of each kind a copy sent, by table name as
@@ -144,7 +144,7 @@ func copyUpstream(ctx context.Context, from Source, to Destination, sent Counts)
 	if !ok || !ok2 {
 		return nil
 	}
-	spent, err := src.ExportUpstream(ctx, func(rows []sqlstore.UpstreamEntry) error {
+	spent, err := src.ExportUpstream(ctx, func(rows []ledger.Entry) error {
 		if err := dst.RestoreUpstream(ctx, rows, nil); err != nil {
 			return fmt.Errorf("transfer: restore upstream ledger: %w", err)
 		}

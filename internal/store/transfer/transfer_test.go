@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/internal/gateway/ledger"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
@@ -226,13 +227,13 @@ func TestUpstreamRoundTrip(t *testing.T) {
 	g := lite.Gateway()
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	for i := range 1203 { // more than two chunks
-		e := sqlstore.UpstreamEntry{RequestID: fmt.Sprintf("r%d", i), KeyID: int64(i%3 + 1), Endpoint: "search",
+		e := ledger.Entry{RequestID: fmt.Sprintf("r%d", i), KeyID: int64(i%3 + 1), Endpoint: "search",
 			CacheHit: i%2 == 0, Status: 200, Micros: int64(i % 7), At: at.Add(time.Duration(i) * time.Second)}
 		if err := g.LogUpstream(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
-	budget := []sqlstore.Budget{{Period: "total", Limit: 1_000_000}, {Period: "day:2026-11-25", Limit: 500_000}}
+	budget := []ledger.Budget{{Period: "total", Limit: 1_000_000}, {Period: "day:2026-11-25", Limit: 500_000}}
 	if err := g.Reserve(ctx, "a", budget, 4_000, at); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestUpstreamRoundTrip(t *testing.T) {
 	if err := g.Reserve(ctx, "in-flight", budget, 4_000, at); err != nil { // not copied
 		t.Fatal(err)
 	}
-	if err := g.PutPage(ctx, "k", "search", sqlstore.CachedPage{Body: []byte(`{}`), FetchedAt: at}); err != nil {
+	if err := g.PutPage(ctx, "k", "search", ledger.Page{Body: []byte(`{}`), FetchedAt: at}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := g.UpstreamLedger(ctx)
@@ -278,7 +279,7 @@ func TestUpstreamRoundTrip(t *testing.T) {
 			t.Errorf("%s: the page cache was copied (%v)", step.name, err)
 		}
 		// The copy's own next row follows the copied ids.
-		if err := step.toGW.LogUpstream(ctx, sqlstore.UpstreamEntry{RequestID: "next", Endpoint: "search", At: at}); err != nil {
+		if err := step.toGW.LogUpstream(ctx, ledger.Entry{RequestID: "next", Endpoint: "search", At: at}); err != nil {
 			t.Fatal(err)
 		}
 		rows, _ := step.toGW.UpstreamLedger(ctx)

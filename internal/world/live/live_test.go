@@ -16,6 +16,7 @@ import (
 	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
+	"github.com/roostapi/roost/internal/world"
 	"github.com/roostapi/roost/internal/world/gen"
 )
 
@@ -138,7 +139,7 @@ func TestSameTicksSameData(t *testing.T) {
 		t.Errorf("stopped and continued: %s, want %s", got, want)
 	}
 
-	// In groups of ticks, each group one transaction (sqlstore.TickWriter),
+	// In groups of ticks, each group one transaction (world.TickWriter),
 	// one of them failing halfway and made again.
 	c := openSQLite(t, generated(t))
 	defer c.Close()
@@ -405,8 +406,8 @@ type failingGroup struct {
 	failed bool
 }
 
-func (f *failingGroup) WriteTicks(ctx context.Context, fn func(sqlstore.World, func(*social.Batch) error) error) error {
-	return f.store.(sqlstore.TickWriter).WriteTicks(ctx, func(w sqlstore.World, write func(*social.Batch) error) error {
+func (f *failingGroup) WriteTicks(ctx context.Context, fn func(world.Store, func(*social.Batch) error) error) error {
+	return f.store.(world.TickWriter).WriteTicks(ctx, func(w world.Store, write func(*social.Batch) error) error {
 		i := 0
 		return fn(w, func(b *social.Batch) error {
 			if i++; i == f.failAt && !f.failed {

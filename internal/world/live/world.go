@@ -1,7 +1,7 @@
 // Package live keeps a stored network moving: each tick of the living
 // world is one event (a post, reply, quote, repost, like, follow, unfollow
 // or profile edit) written as one batch through the store's Write (or
-// several ticks in one transaction, sqlstore.TickWriter), drawn from the
+// several ticks in one transaction, world.TickWriter), drawn from the
 // seed roost gen recorded and the tick's number alone, so that the same
 // database and the same ticks give the same data byte for byte. Ids and
 // times continue the database's snowflake timeline; the last tick is
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlstore"
+	"github.com/roostapi/roost/internal/world"
 	"github.com/roostapi/roost/internal/world/gen"
 )
 
@@ -39,7 +39,7 @@ var ErrNoUsers = errors.New("the database holds no user profiles: the living wor
 // World is a living world over one database. Its methods are not safe for
 // concurrent use.
 type World struct {
-	db    sqlstore.World
+	db    world.Store
 	w     social.Writer
 	log   *slog.Logger
 	texts *gen.Texts
@@ -48,14 +48,14 @@ type World struct {
 	seeded bool
 	tick   int64 // the last tick written
 	baseMS int64
-	users  []int64            // full profiles, ascending
-	ring   []sqlstore.PostRef // the newest posts, ascending
+	users  []int64         // full profiles, ascending
+	ring   []world.PostRef // the newest posts, ascending
 }
 
 // Open reads the world's state from db; its ticks are written through w
 // (the store db belongs to). A database without a recorded seed (one that
 // holds imports only) lives from seed 0.
-func Open(ctx context.Context, db sqlstore.World, w social.Writer, log *slog.Logger) (*World, error) {
+func Open(ctx context.Context, db world.Store, w social.Writer, log *slog.Logger) (*World, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -86,7 +86,7 @@ func (lw *World) load(ctx context.Context) error {
 	if lw.baseMS == 0 {
 		base := int64(EmptyBaseMS)
 		if n := len(lw.ring); n > 0 {
-			if ms := snowflakeMS(lw.ring[n-1].ID); ms > sqlstore.SnowflakeEpochMS {
+			if ms := snowflakeMS(lw.ring[n-1].ID); ms > social.SnowflakeEpochMS {
 				base = ms + TickMS
 			}
 		}
@@ -169,12 +169,12 @@ func (lw *World) writeTick(ctx context.Context, t int64, write func(*social.Batc
 }
 
 // Steps makes and writes the next n ticks: in one transaction when the
-// writer is a sqlstore.TickWriter (the data and events are those of n
+// writer is a world.TickWriter (the data and events are those of n
 // Steps), else one by one. When another writer wrote one of them meanwhile
 // (social.ErrConflict), Steps reads the state again and makes the n ticks
 // after the stored one.
 func (lw *World) Steps(ctx context.Context, n int) ([]Event, error) {
-	tw, ok := lw.w.(sqlstore.TickWriter)
+	tw, ok := lw.w.(world.TickWriter)
 	if !ok || n <= 1 {
 		evs := make([]Event, 0, n)
 		for range n {
@@ -205,11 +205,11 @@ func (lw *World) Steps(ctx context.Context, n int) ([]Event, error) {
 
 // group makes and writes the next n ticks in one transaction of tw, each
 // made from what the ticks before it wrote.
-func (lw *World) group(ctx context.Context, tw sqlstore.TickWriter, n int) ([]Event, error) {
+func (lw *World) group(ctx context.Context, tw world.TickWriter, n int) ([]Event, error) {
 	evs := make([]Event, 0, n)
 	base, stored := lw.tick, lw.db
 	defer func() { lw.db = stored }()
-	err := tw.WriteTicks(ctx, func(w sqlstore.World, write func(*social.Batch) error) error {
+	err := tw.WriteTicks(ctx, func(w world.Store, write func(*social.Batch) error) error {
 		lw.db = w
 		for i := range int64(n) {
 			ev, err := lw.writeTick(ctx, base+1+i, write)
@@ -230,8 +230,8 @@ func (lw *World) group(ctx context.Context, tw sqlstore.TickWriter, n int) ([]Ev
 // remember puts a new post into the ring of the newest posts, as a load
 // would find it.
 func (lw *World) remember(p social.Post) {
-	ref := sqlstore.PostRef{ID: p.ID, AuthorID: p.AuthorID, RepostOfID: p.RepostOfID}
-	i, found := slices.BinarySearchFunc(lw.ring, p.ID, func(r sqlstore.PostRef, id int64) int { return compare(r.ID, id) })
+	ref := world.PostRef{ID: p.ID, AuthorID: p.AuthorID, RepostOfID: p.RepostOfID}
+	i, found := slices.BinarySearchFunc(lw.ring, p.ID, func(r world.PostRef, id int64) int { return compare(r.ID, id) })
 	if found {
 		return
 	}
@@ -259,7 +259,7 @@ func compare(a, b int64) int {
 const maxPause = 5 * time.Second
 
 // groupEvery is how often Run writes the ticks due, in one transaction
-// when the store takes several (sqlstore.TickWriter): at 200 ticks a
+// when the store takes several (world.TickWriter): at 200 ticks a
 // second, ten a commit. A commit makes every reader of a SQLite database
 // start its page cache over, and writes again the pages every tick writes
 // (the world's row, the counters, the newest posts' pages).
@@ -321,9 +321,9 @@ func (lw *World) Run(ctx context.Context, interval time.Duration) {
 }
 
 // snowflakeMS is the Unix millisecond time of a snowflake id.
-func snowflakeMS(id int64) int64 { return id>>sqlstore.SnowflakeShift + sqlstore.SnowflakeEpochMS }
+func snowflakeMS(id int64) int64 { return id>>social.SnowflakeShift + social.SnowflakeEpochMS }
 
 // snowflake is the id of millisecond ms from worker and sequence.
 func snowflake(ms, worker, seq int64) int64 {
-	return (ms-sqlstore.SnowflakeEpochMS)<<sqlstore.SnowflakeShift | (worker&1023)<<12 | seq&4095
+	return (ms-social.SnowflakeEpochMS)<<social.SnowflakeShift | (worker&1023)<<12 | seq&4095
 }

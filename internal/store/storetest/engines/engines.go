@@ -8,17 +8,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 	"github.com/roostapi/roost/internal/store/storetest"
 )
 
-// Store is what both engines' stores are.
+// Store is what both engines' stores are: storetest.Store, with the
+// gateway's storage.
 type Store interface {
-	social.Store
-	Monitors() sqlstore.Monitors
+	storetest.Store
+	Gateway() sqlstore.Gateway
 }
 
 // Engine opens a fresh store, closed when t ends.

@@ -1,4 +1,4 @@
-package sqlstore
+package social
 
 import "time"
 
