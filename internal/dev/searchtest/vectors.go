@@ -35,7 +35,7 @@ func vectorPath() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("searchtest: cannot locate the vector file")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "search", "testdata", vectorFile), nil
+	return filepath.Join(filepath.Dir(file), "..", "..", "search", "testdata", vectorFile), nil
 }
 
 // vector is one line of the file: a comment (query "" and the line in
