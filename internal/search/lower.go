@@ -80,7 +80,7 @@ func lower(n Node) Cond {
 	case Word:
 		return CondText{Tokens: QueryTokens(n.Text)}
 	case Phrase:
-		return CondText{Tokens: trimWild(PhraseTokens(n.Words))}
+		return CondText{Tokens: trimWild(phraseTokens(n.Words))}
 	case URL:
 		return LowerURL(n.Sub)
 	case Hashtag:
@@ -117,6 +117,20 @@ func lowerAll(ns []Node) []Cond {
 		out[i] = lower(n)
 	}
 	return out
+}
+
+// phraseTokens is the token sequence of a Phrase's words: QueryTokens of
+// each, "*" kept for a wildcard.
+func phraseTokens(words []string) []string {
+	var toks []string
+	for _, w := range words {
+		if w == "*" {
+			toks = append(toks, "*")
+			continue
+		}
+		toks = append(toks, QueryTokens(w)...)
+	}
+	return toks
 }
 
 // trimWild drops the wildcards at either end of a token sequence: they

@@ -53,17 +53,3 @@ func implies(p, n Cond) bool {
 	}
 	return false
 }
-
-// PhraseTokens is the token sequence of a Phrase's words: QueryTokens of
-// each, "*" kept for a wildcard.
-func PhraseTokens(words []string) []string {
-	var toks []string
-	for _, w := range words {
-		if w == "*" {
-			toks = append(toks, "*")
-			continue
-		}
-		toks = append(toks, QueryTokens(w)...)
-	}
-	return toks
-}
