@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/roostapi/roost/internal/search"
@@ -111,7 +112,7 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 	pl := plan{lo: lq.Lo, hi: lq.Hi, never: lq.Never}
 	conds, err := c.shared().Conds(c.ctx, lq)
 	if err != nil {
-		return pl, err
+		return pl, fmt.Errorf("sqlite: %w", err)
 	}
 	base := len(conds) - len(lq.Kids)
 	var fts []string
@@ -147,7 +148,7 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 	// since: and until: bound the ids while every post's id agrees with
 	// its time.
 	if lo, hi, ok, err := sqlstore.TimeIDs(c.ctx, sqlDB(c.s.query), lq); err != nil {
-		return pl, err
+		return pl, fmt.Errorf("sqlite: %w", err)
 	} else if ok {
 		pl.lo, pl.hi = max(pl.lo, lo), min(pl.hi, hi)
 	}
