@@ -32,7 +32,7 @@ var searchDialect = sqlstore.SearchDialect{
 	},
 	// The flag, not repost_of_id: posts_bucket_score holds flags.
 	NoReposts: sqlstore.Cond{SQL: fmt.Sprintf("(p.flags & %d) = 0", sqlstore.FlagRepost)},
-	// Languages are stored as written.
+	// Languages are stored as written; lang: matches any case.
 	Lang: "lower(p.lang)",
 }
 

@@ -62,7 +62,8 @@ func Join(cs []Cond, op string) Cond {
 
 // SearchDialect is an engine's part of search compilation: how it matches
 // text, and the form of two conditions its planner reads. Text and URL
-// give a condition that stands as one term (a call, or in parentheses).
+// give a condition that NOT and AND take as it is (a call, a comparison,
+// or in parentheses).
 type SearchDialect struct {
 	// Text is the exact condition of a word or phrase with tokens.
 	Text func(search.CondText) Cond
