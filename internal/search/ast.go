@@ -1,6 +1,7 @@
-// Package search parses the network's search operator language into an AST.
-// Each store compiles the AST into its own query language; raw query text
-// never reaches SQL or a full-text MATCH expression.
+// Package search parses the network's search operator language into an AST
+// and lowers it (Lower) into the Plan the stores compile: every term
+// tokenized and resolved once. Raw query text never reaches SQL or a
+// full-text MATCH expression.
 package search
 
 import "time"
@@ -28,7 +29,7 @@ const (
 )
 
 // Node is one node of the condition tree. The concrete types are the ones
-// below; a compiler switches on them and rejects any it does not know.
+// below; Lower switches on them.
 type Node interface{ node() }
 
 // And matches when every child matches.
@@ -41,7 +42,7 @@ type Or struct{ Children []Node }
 type Not struct{ Child Node }
 
 // Word is one whole token, matched case- and accent-insensitively. Text is
-// as the user wrote it (a compiler normalises it with QueryTokens, which
+// as the user wrote it (Lower normalises it with QueryTokens, which
 // gives exactly one token for every Word Parse builds: text of several
 // tokens becomes a Phrase); Plus records `+word` (match exactly, no
 // stemming; the index holds folded tokens only, so it matches like Word).

@@ -7,22 +7,6 @@ import "time"
 // or until_time: (exclusive); zero where q sets none. Bounds inside an OR
 // or a negation bound nothing for certain and are not counted.
 func TimeRange(q *Query) (since, until time.Time) {
-	if q == nil || q.Root == nil {
-		return
-	}
-	kids := []Node{q.Root}
-	if a, ok := q.Root.(And); ok {
-		kids = a.Children
-	}
-	for _, k := range kids {
-		t, ok := k.(TimeBound)
-		switch {
-		case !ok:
-		case t.Since && (since.IsZero() || t.T.After(since)):
-			since = t.T
-		case !t.Since && (until.IsZero() || t.T.Before(until)):
-			until = t.T
-		}
-	}
-	return since, until
+	p := Lower(q)
+	return p.Since, p.Until
 }

@@ -45,6 +45,9 @@ func FuzzParse(f *testing.F) {
 		if s, ok := unstorable(reflect.ValueOf(res.Root)); ok {
 			t.Fatalf("Parse(%q) accepted the value %q, which holds a NUL byte or invalid UTF-8\n%s", q, s, dump(res.Root))
 		}
+		if err := checkLowered(Lower(res).Root); err != nil {
+			t.Fatalf("Parse(%q) lowered: %v\n%s", q, err, dump(res.Root))
+		}
 		canon := res.String()
 		if len(canon) > MaxQueryBytes {
 			return // folding a word into a phrase can lengthen it past the limit

@@ -50,13 +50,13 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 	if q == nil {
 		q = &search.Query{}
 	}
-	if q.Root != nil && search.Unsatisfiable(q.Root) {
-		return social.Page[social.Post]{Items: []social.Post{}}, nil
-	}
 	c := &compiler{s: s, pool: pool, ctx: ctx}
 	where, err := c.where(q)
 	if err != nil {
 		return social.Page[social.Post]{}, err
+	}
+	if c.plan.Never {
+		return social.Page[social.Post]{Items: []social.Post{}}, nil
 	}
 	lim := sqlstore.Limit(p)
 	sortCol := "id"
@@ -66,7 +66,7 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		orderBy = func(alias string) string { return " ORDER BY " + alias + ".score DESC, " + alias + ".id DESC" }
 	}
 	gather := false
-	if q.Root != nil && indexed(q.Root) {
+	if c.plan.Root != nil && indexed(c.plan.Root) {
 		est, err := s.estimate(ctx, pool, where, c.args)
 		if err != nil {
 			return social.Page[social.Post]{}, err
@@ -74,7 +74,6 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		gather = est <= gatherLimit
 	}
 	sv, id := sqlstore.After(p, sqlstore.MaxInt64)
-	n := c.arg(lim + 1)
 	if gather {
 		// The cursor bound is kept out of the index scans ("+ 0"): as an
 		// index condition it became a bitmap of the whole primary key
@@ -87,6 +86,7 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 				bound = "(p.score + 0, p.id + 0) < (" + c.arg(sv) + ", " + c.arg(id) + ")"
 			}
 		}
+		n := c.arg(lim + 1)
 		return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
 			SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
 			WHERE p.id IN (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)`+orderBy("p"), c.args)
@@ -97,6 +97,7 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 	} else {
 		key = "p.id < " + c.arg(id)
 	}
+	n := c.arg(lim + 1)
 	return s.searchPage(ctx, pool, lim, `SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p WHERE `+where+` AND `+key+
 		orderBy("p")+` LIMIT `+n, c.args)
 }
@@ -108,7 +109,7 @@ func (s *Store) estimate(ctx context.Context, pool *pgxpool.Pool, where string, 
 			Rows float64 `json:"Plan Rows"`
 		} `json:"Plan"`
 	}
-	err := pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE `+where,
+	err := pool.QueryRow(ctx, numbered(`EXPLAIN (FORMAT JSON) SELECT 1 FROM posts p WHERE `+where),
 		append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&plan)
 	if err != nil || len(plan) == 0 {
 		return 0, fmt.Errorf("postgres: search: estimate: %w", err)
@@ -122,7 +123,7 @@ func (s *Store) estimate(ctx context.Context, pool *pgxpool.Pool, where string, 
 // the probe went from 1.6 ms to ~9 ms once the cached statement turned
 // generic).
 func (s *Store) searchPage(ctx context.Context, pool *pgxpool.Pool, lim int, query string, args []any) (social.Page[social.Post], error) {
-	page, err := sqlstore.PostPage(ctx, pgDB{pool: pool}, lim, query, append([]any{pgx.QueryExecModeExec}, args...))
+	page, err := sqlstore.PostPage(ctx, pgDB{pool: pool, planned: true}, lim, query, args)
 	if err != nil {
 		return page, fmt.Errorf("postgres: search: %w", err)
 	}

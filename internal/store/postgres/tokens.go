@@ -18,15 +18,6 @@ import (
 // whether or not the extension is installed.
 func tokens(text string) string { return search.IndexText(text) }
 
-// queryTokens is the token string of one query word or several.
-func queryTokens(words ...string) string {
-	var toks []string
-	for _, w := range words {
-		toks = append(toks, search.QueryTokens(w)...)
-	}
-	return strings.Join(toks, " ")
-}
-
 // urlText makes URLs indexable: IndexText leaves URLs out of post text, so
 // the scheme separator is spaced out first ("https://a.b/c" gives the tokens
 // https a b c, as SQLite's unicode61 tokenizer gives for its url column).
@@ -76,29 +67,18 @@ func urlPattern(sub string) (string, bool) {
 	return b.String(), true
 }
 
-// urlIndexTokens are tokens that every URL containing sub holds whole: the
-// ASCII alphanumeric runs of sub bounded by separators on both sides (a run
-// at either end of sub may be part of a longer token). Empty when sub gives
-// none, or holds non-ASCII text whose token boundaries are the tokenizer's.
-func urlIndexTokens(sub string) string {
-	sub = strings.ToLower(sub)
-	isAlnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	var runs []string
-	start := -1
-	for i := 0; i <= len(sub); i++ {
-		if i < len(sub) && sub[i] >= 0x80 {
-			return ""
-		}
-		alnum := i < len(sub) && isAlnum(sub[i])
-		switch {
-		case alnum && start < 0:
-			start = i
-		case !alnum && start >= 0:
-			if start > 0 && i < len(sub) {
-				runs = append(runs, sub[start:i])
-			}
-			start = -1
-		}
+// urlIndexTokens are tokens that every URL containing url:'s SUB holds
+// whole: the ASCII alphanumeric runs of SUB bounded by separators on both
+// sides (a run at either end of SUB may be part of a longer token). Empty
+// when SUB gives none, or holds non-ASCII text whose token boundaries are
+// the tokenizer's.
+func urlIndexTokens(u search.CondURL) string {
+	runs := u.Runs
+	if u.HeadCut && len(runs) > 0 {
+		runs = runs[1:]
+	}
+	if u.TailCut && len(runs) > 0 {
+		runs = runs[:len(runs)-1]
 	}
 	return strings.Join(runs, " ")
 }

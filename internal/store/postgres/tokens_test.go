@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/roostapi/roost/internal/search"
 )
 
 // containsURL is url:'s meaning (as package sqlite has it): u contains sub,
@@ -51,7 +53,7 @@ func checkURL(t *testing.T, u, sub string) {
 	// URL containing sub.
 	if want {
 		toks := " " + tokens(urlText(u)) + " "
-		for _, tok := range strings.Fields(urlIndexTokens(sub)) {
+		for _, tok := range strings.Fields(urlIndexTokens(search.LowerURL(sub))) {
 			if !strings.Contains(toks, " "+tok+" ") {
 				t.Errorf("url %q contains %q but lacks its index token %q (tokens %q)", u, sub, tok, toks)
 			}

@@ -52,22 +52,22 @@ func (s *Store) researchMatch(ctx context.Context, q *search.Query, walk bool) (
 	if d.name == "fts" {
 		where = trustFTS(pl)
 	}
-	args := append(append([]any{}, d.cond.args...), where.args...)
-	return sqlstore.Match{From: d.from, Where: "(" + d.cond.sql + ") AND " + where.sql, Args: args,
+	args := append(append([]any{}, d.cond.Args...), where.Args...)
+	return sqlstore.Match{From: d.from, Where: "(" + d.cond.SQL + ") AND " + where.SQL, Args: args,
 		Key: d.key, Lo: pl.lo, Hi: pl.hi}, nil
 }
 
 // trustFTS is the condition of a plan driven by the full-text index, with
 // every top-level condition that the index holds exactly (exactFTS) tested
 // with roost_match only for the posts flagged flagFTSInexact.
-func trustFTS(pl plan) cond {
+func trustFTS(pl plan) sqlstore.Cond {
 	conds := slices.Clone(pl.conds)
 	base := len(conds) - len(pl.kids)
 	for i, k := range pl.kids {
 		if exactFTS(k) {
 			x := conds[base+i]
-			conds[base+i] = cond{sql: fmt.Sprintf("((p.flags & %d) = 0 OR %s)", flagFTSInexact, x.sql), args: x.args, cost: x.cost}
+			conds[base+i] = sqlstore.Cond{SQL: fmt.Sprintf("((p.flags & %d) = 0 OR %s)", flagFTSInexact, x.SQL), Args: x.Args, Cost: x.Cost}
 		}
 	}
-	return join(conds, " AND ")
+	return sqlstore.Join(conds, " AND ")
 }

@@ -38,7 +38,7 @@ type indexMatch struct {
 	// lo < rowid <= hi bound the posts counted from the index alone.
 	lo, hi int64
 	// The posts read: the plan's exact condition and id bounds.
-	where          cond
+	where          sqlstore.Cond
 	readLo, readHi int64
 }
 
@@ -59,7 +59,7 @@ func (s *Store) indexMatch(ctx context.Context, q *search.Query) (m indexMatch, 
 			fts = &pl.drivers[i]
 		}
 	}
-	if fts == nil || len(fts.cond.args) != 1 {
+	if fts == nil || len(fts.cond.Args) != 1 {
 		return m, false, nil
 	}
 	m = indexMatch{reposts: q.Reposts == search.RepostsExcluded, lo: pl.lo, hi: pl.hi, readLo: pl.lo, readHi: pl.hi}
@@ -69,8 +69,8 @@ func (s *Store) indexMatch(ctx context.Context, q *search.Query) (m indexMatch, 
 	words := 0
 	for _, k := range pl.kids {
 		switch k := k.(type) {
-		case search.IDBound:
-		case search.TimeBound:
+		case search.CondID:
+		case search.CondTime:
 			ms := k.T.UnixMilli()
 			if k.T.Nanosecond() != 0 || ms%1000 != 0 {
 				return m, false, nil
@@ -92,7 +92,7 @@ func (s *Store) indexMatch(ctx context.Context, q *search.Query) (m indexMatch, 
 	if words == 0 {
 		return m, false, nil
 	}
-	m.expr, _ = fts.cond.args[0].(string)
+	m.expr, _ = fts.cond.Args[0].(string)
 	m.where = trustFTS(pl)
 	return m, m.expr != "", nil
 }
@@ -191,8 +191,8 @@ func (s *Store) statements(ctx context.Context, m indexMatch, extra, agg, postAg
 		args = append(args, []any{m.match(false, extra), p[0], p[1]})
 	}
 	stmts = append(stmts, "SELECT "+postAgg+" FROM posts_fts f CROSS JOIN posts p ON p.id = f.rowid"+postJoin+
-		" WHERE f.posts_fts MATCH ? AND "+m.where.sql+" AND f.rowid > ? AND f.rowid <= ?"+postWhere)
-	a := append([]any{m.match(true, extra)}, m.where.args...)
+		" WHERE f.posts_fts MATCH ? AND "+m.where.SQL+" AND f.rowid > ? AND f.rowid <= ?"+postWhere)
+	a := append([]any{m.match(true, extra)}, m.where.Args...)
 	args = append(args, append(a, m.readLo, m.readHi))
 	return stmts, args, nil
 }

@@ -87,29 +87,24 @@ func ftsFaithfulRune(r rune) bool {
 // exactly the posts n matches, among the posts without flagFTSInexact:
 // words and phrases without wildcards whose tokens unicode61 keeps as
 // they are, and ANDs and ORs of those only.
-func exactFTS(n search.Node) bool {
+func exactFTS(n search.Cond) bool {
+	var kids []search.Cond
 	switch n := n.(type) {
-	case search.Word:
-		return faithfulTokens(search.QueryTokens(n.Text))
-	case search.Phrase:
-		var toks []string
-		for _, w := range n.Words {
-			if w == "*" {
-				return false
-			}
-			toks = append(toks, search.QueryTokens(w)...)
-		}
-		return faithfulTokens(toks)
-	case search.And, search.Or:
-		kids, _ := children(n)
-		for _, k := range kids {
-			if !exactFTS(k) {
-				return false
-			}
-		}
-		return len(kids) > 0
+	case search.CondText:
+		return !n.Wild() && faithfulTokens(n.Tokens)
+	case search.CondAnd:
+		kids = n.Conds
+	case search.CondOr:
+		kids = n.Conds
+	default:
+		return false
 	}
-	return false
+	for _, k := range kids {
+		if !exactFTS(k) {
+			return false
+		}
+	}
+	return len(kids) > 0
 }
 
 func faithfulTokens(toks []string) bool {

@@ -122,14 +122,14 @@ func planName(driver string, filters []access) string {
 // selectFrom: a rare conjunction of two drivers reads the posts of their
 // intersection only.
 func sortedSelect(d access, pl plan, filters ...access) (string, []any) {
-	args := append([]any{}, d.cond.args...)
+	args := append([]any{}, d.cond.Args...)
 	args = append(args, pl.lo, pl.hi)
-	cands := "SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.sql +
+	cands := "SELECT " + d.ekey + " AS id FROM " + d.est + " WHERE " + d.cond.SQL +
 		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
 	cands, args = withFilters(cands, args, d.ekey, pl.lo, pl.hi, filters)
-	args = append(args, pl.where.args...)
+	args = append(args, pl.where.Args...)
 	return "WITH c AS MATERIALIZED (" + cands + " ORDER BY 1 DESC) SELECT " + sqlstore.PostColumns +
-		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.sql +
+		", c.id, c.id FROM c CROSS JOIN posts p ON p.id = c.id WHERE " + pl.where.SQL +
 		" ORDER BY c.id DESC LIMIT ?", args
 }
 
@@ -224,13 +224,13 @@ func (s *Store) newest(ctx context.Context, pl plan, d access) (int64, error) {
 // before the post's row is read.
 func selectFrom(d access, pl plan, keys string, filters ...access) (string, []any) {
 	var args []any
-	sqlText := "SELECT " + sqlstore.PostColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.sql
-	args = append(args, d.cond.args...)
+	sqlText := "SELECT " + sqlstore.PostColumns + ", " + keys + " FROM " + d.from + " WHERE " + d.cond.SQL
+	args = append(args, d.cond.Args...)
 	sqlText += " AND " + d.key + " > ? AND " + d.key + " <= ?"
 	args = append(args, pl.lo, pl.hi)
 	sqlText, args = withFilters(sqlText, args, d.key, pl.lo, pl.hi, filters)
-	sqlText += " AND " + pl.where.sql
-	args = append(args, pl.where.args...)
+	sqlText += " AND " + pl.where.SQL
+	args = append(args, pl.where.Args...)
 	return sqlText, args
 }
 
@@ -240,9 +240,9 @@ func selectFrom(d access, pl plan, keys string, filters ...access) (string, []an
 // driver's key it would replace the ordered walk by lookups of every id.
 func withFilters(where string, args []any, key string, lo, hi int64, filters []access) (string, []any) {
 	for _, x := range filters {
-		where += " AND +" + key + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.sql +
+		where += " AND +" + key + " IN (SELECT " + x.ekey + " FROM " + x.est + " WHERE " + x.cond.SQL +
 			" AND " + x.ekey + " > ? AND " + x.ekey + " <= ?)"
-		args = append(append(args, x.cond.args...), lo, hi)
+		args = append(append(args, x.cond.Args...), lo, hi)
 	}
 	return where, args
 }
@@ -345,9 +345,9 @@ type rowQuerier interface {
 // its count clause (which may count a row more than once).
 func countIn(ctx context.Context, q rowQuerier, d access, lo, hi int64, limit int) (int64, error) {
 	from := cmp.Or(d.cnt, d.est)
-	sqlText := "SELECT count(*) FROM (SELECT 1 FROM " + from + " WHERE " + d.cond.sql +
+	sqlText := "SELECT count(*) FROM (SELECT 1 FROM " + from + " WHERE " + d.cond.SQL +
 		" AND " + d.ekey + " > ? AND " + d.ekey + " <= ? LIMIT ?)"
-	args := append(append([]any{}, d.cond.args...), lo, hi, limit)
+	args := append(append([]any{}, d.cond.Args...), lo, hi, limit)
 	var n int64
 	if err := q.QueryRowContext(ctx, sqlText, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: search: count %s: %w", d.name, err)

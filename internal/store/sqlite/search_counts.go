@@ -62,7 +62,7 @@ func (s *Store) count(ctx context.Context, q rowQuerier, pl *plan, d access, lo,
 	if !pl.counted {
 		return countIn(ctx, q, d, lo, hi, limit)
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%#v\x00%d\x00%d\x00%d", d.cnt, d.est, d.cond.sql, d.cond.args, lo, hi, limit)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%#v\x00%d\x00%d\x00%d", d.cnt, d.est, d.cond.SQL, d.cond.Args, lo, hi, limit)
 	if n, ok := s.counts.get(pl.version, key); ok {
 		return n, nil
 	}

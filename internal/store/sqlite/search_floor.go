@@ -54,7 +54,7 @@ func (s *Store) floorWalk(ctx context.Context, pl plan, selective bool) (access,
 	b := 1e6 / (week * 1000)
 	from := "posts p INDEXED BY posts_id_score"
 	w := access{name: "floor", from: from, key: "p.id", est: from, ekey: "p.id",
-		cond: cond{sql: fmt.Sprintf("p.score >= ? + (p.id >> %d) * ?", social.SnowflakeShift), args: []any{a, b}}}
+		cond: sqlstore.Cond{SQL: fmt.Sprintf("p.score >= ? + (p.id >> %d) * ?", social.SnowflakeShift), Args: []any{a, b}}}
 	if !selective {
 		return w, true, nil
 	}
@@ -86,12 +86,12 @@ func floorsHold(ctx context.Context, q rowQuerier) (bool, error) {
 }
 
 // leastEngagement is the least engagement of a post that satisfies n.
-func leastEngagement(n search.MinCount) float64 {
+func leastEngagement(n search.CondCount) float64 {
 	switch n.Kind {
 	case search.Faves, search.Replies:
-		return float64(n.N)
+		return float64(n.Min)
 	case search.Retweets:
-		return 2 * float64(n.N)
+		return 2 * float64(n.Min)
 	}
 	return 0
 }

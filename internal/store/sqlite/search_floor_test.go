@@ -111,7 +111,7 @@ func TestTopWindowCovered(t *testing.T) {
 			t.Fatal(err)
 		}
 		args := append([]any{int64(900), pl.lo, pl.hi, int64(0), sqlstore.MaxInt64, sqlstore.MaxInt64, sqlstore.MaxInt64, sqlstore.MaxInt64},
-			pl.where.args...)
+			pl.where.Args...)
 		plan := strings.Join(queryPlan(t, s, windowSQL(&pl, true), append(args, 21)...), " | ")
 		if !strings.Contains(plan, "USING COVERING INDEX posts_bucket_score") {
 			t.Errorf("%q: the score window reads post rows: %s", query, plan)

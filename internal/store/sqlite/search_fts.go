@@ -27,33 +27,36 @@ func ftsQuote(text string) string {
 // ftsExpr compiles a subtree of text conditions into an FTS5 expression
 // over the whole row; ok is false when the subtree holds anything else or
 // gives no usable full-text term.
-func ftsExpr(n search.Node) (string, bool) {
+func ftsExpr(n search.Cond) (string, bool) {
+	var kids []search.Cond
+	op := " AND "
 	switch n := n.(type) {
-	case search.Word:
-		return ftsRun(search.QueryTokens(n.Text))
-	case search.Phrase:
-		return ftsPhrase(n.Words)
-	case search.URL:
-		return ftsURL(n.Sub)
-	case search.And, search.Or:
-		kids, op := children(n)
-		var parts []string
-		for _, k := range kids {
-			m, ok := ftsExpr(k)
-			if !ok {
-				if op == " OR " {
-					return "", false // an OR needs every branch
-				}
-				continue // an AND keeps a superset without the branch
-			}
-			parts = append(parts, m)
-		}
-		if len(parts) == 0 {
-			return "", false
-		}
-		return "(" + strings.Join(parts, op) + ")", true
+	case search.CondText:
+		return ftsWords(n)
+	case search.CondURL:
+		return ftsURL(n)
+	case search.CondAnd:
+		kids = n.Conds
+	case search.CondOr:
+		kids, op = n.Conds, " OR "
+	default:
+		return "", false
 	}
-	return "", false
+	var parts []string
+	for _, k := range kids {
+		m, ok := ftsExpr(k)
+		if !ok {
+			if op == " OR " {
+				return "", false // an OR needs every branch
+			}
+			continue // an AND keeps a superset without the branch
+		}
+		parts = append(parts, m)
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return "(" + strings.Join(parts, op) + ")", true
 }
 
 // ftsRun is the phrase of adjacent index tokens toks, restricted to the
@@ -90,68 +93,42 @@ func ftsUsable(toks []string) bool {
 	return true
 }
 
-// ftsPhrase compiles a phrase: its runs of words between wildcards, each an
-// FTS5 phrase, all required.
-func ftsPhrase(words []string) (string, bool) {
+// ftsWords compiles a word or phrase: its runs of tokens between
+// wildcards, each an FTS5 phrase, all required (a run FTS5 cannot match is
+// left out).
+func ftsWords(t search.CondText) (string, bool) {
+	runs := t.Runs()
+	if len(runs) == 1 {
+		return ftsRun(runs[0].Tokens)
+	}
 	var parts []string
-	var run []string
-	flush := func() {
-		if m, ok := ftsRun(run); ok {
+	for _, r := range runs {
+		if m, ok := ftsRun(r.Tokens); ok {
 			parts = append(parts, m)
 		}
-		run = nil
 	}
-	for _, w := range words {
-		if w == "*" {
-			flush()
-			continue
-		}
-		run = append(run, search.QueryTokens(w)...)
-	}
-	flush()
 	if len(parts) == 0 {
 		return "", false
 	}
 	return "(" + strings.Join(parts, " AND ") + ")", true
 }
 
-// ftsURL compiles url:SUB into a phrase over the urls column. SUB is a
-// substring of an expanded URL: its first ASCII alphanumeric run may be the
-// tail of a longer token and is left out unless SUB starts at a separator;
-// its last run may be the head of a longer token and becomes a prefix token
-// unless SUB ends at a separator. A non-ASCII SUB is not used (the
-// unicode61 token boundaries of non-ASCII text are not ours to predict).
-func ftsURL(sub string) (string, bool) {
-	sub = strings.ToLower(sub)
-	var runs []string
-	start := -1
-	for i := 0; i <= len(sub); i++ {
-		alnum := i < len(sub) && (sub[i] >= 'a' && sub[i] <= 'z' || sub[i] >= '0' && sub[i] <= '9')
-		if i < len(sub) && sub[i] >= 0x80 {
-			return "", false
-		}
-		switch {
-		case alnum && start < 0:
-			start = i
-		case !alnum && start >= 0:
-			runs = append(runs, sub[start:i])
-			start = -1
-		}
-	}
-	if len(runs) == 0 {
-		return "", false
-	}
-	if isAlnumByte(sub[0]) {
+// ftsURL compiles url:SUB into a phrase over the urls column: the runs of
+// SUB that are whole tokens of a URL holding it, the last one a prefix
+// token when SUB may end inside a longer token (search.CondURL). A
+// non-ASCII SUB is not used (the unicode61 token boundaries of non-ASCII
+// text are not ours to predict).
+func ftsURL(u search.CondURL) (string, bool) {
+	runs := u.Runs
+	if u.HeadCut && len(runs) > 0 {
 		runs = runs[1:]
 	}
 	if len(runs) == 0 {
 		return "", false
 	}
 	m := "urls : " + ftsQuote(strings.Join(runs, " "))
-	if isAlnumByte(sub[len(sub)-1]) {
+	if u.TailCut {
 		m += " *"
 	}
 	return m, true
 }
-
-func isAlnumByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

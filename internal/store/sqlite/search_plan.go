@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/roostapi/roost/internal/search"
-	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
@@ -64,8 +63,8 @@ type access struct {
 	from string // FROM clause binding posts as p
 	key  string // column equal to p.id, in whose order rows come
 	// cond is the driver's own condition (over the tables of from); its
-	// arguments bind the placeholders of from, then those of cond.sql.
-	cond cond
+	// arguments bind the placeholders of from, then those of cond.SQL.
+	cond sqlstore.Cond
 	est  string // FROM clause of the driver without posts
 	ekey string // key column in est
 	cnt  string // FROM clause counting the driver's rows, if not est
@@ -80,18 +79,18 @@ type access struct {
 }
 
 var (
-	scanAccess = access{name: "scan", from: "posts p", key: "p.id", cond: condTrue, est: "posts p", ekey: "p.id"}
+	scanAccess = access{name: "scan", from: "posts p", key: "p.id", cond: sqlstore.CondTrue, est: "posts p", ekey: "p.id"}
 	// rangeAccess is the scan of an id range, a Top candidate when the
 	// query bounds ids or times.
-	rangeAccess = access{name: "range", from: "posts p", key: "p.id", cond: condTrue, est: "posts p", ekey: "p.id"}
+	rangeAccess = access{name: "range", from: "posts p", key: "p.id", cond: sqlstore.CondTrue, est: "posts p", ekey: "p.id"}
 )
 
 // plan is a compiled query.
 type plan struct {
-	where   cond     // exact condition over p
-	drivers []access // candidate drivers (scan excluded)
-	lo, hi  int64    // id bounds: lo < id <= hi
-	never   bool     // some top-level condition can never hold
+	where   sqlstore.Cond // exact condition over p
+	drivers []access      // candidate drivers (scan excluded)
+	lo, hi  int64         // id bounds: lo < id <= hi
+	never   bool          // some top-level condition can never hold
 	// minEngagement is the least engagement (social.Score) of a match,
 	// from the top-level min_faves:, min_retweets: and min_replies:
 	// conditions, when no count is negative (search_floor.go).
@@ -99,8 +98,8 @@ type plan struct {
 	// conds are the conditions where joins: conds[i] is the condition of
 	// kids[i] for the top-level conditions, after those of the query as a
 	// whole (the repost rule).
-	conds []cond
-	kids  []search.Node
+	conds []sqlstore.Cond
+	kids  []search.Cond
 	// counted marks a plan whose counts may be kept in the store's
 	// count cache under content version version (search_counts.go): a
 	// Top page's, whose counts do not depend on its cursor.
@@ -109,35 +108,20 @@ type plan struct {
 }
 
 func (c *compiler) plan(q *search.Query) (plan, error) {
-	pl := plan{lo: 0, hi: sqlstore.MaxInt64}
-	var conds []cond
-	if q.Reposts == search.RepostsExcluded {
-		// The flag, not repost_of_id: posts_bucket_score holds flags.
-		conds = append(conds, cond{sql: fmt.Sprintf("(p.flags & %d) = 0", sqlstore.FlagRepost)})
+	lq := search.Lower(q)
+	pl := plan{lo: lq.Lo, hi: lq.Hi, never: lq.Never}
+	conds, err := c.shared().Conds(c.ctx, lq)
+	if err != nil {
+		return pl, fmt.Errorf("sqlite: %w", err)
 	}
-	var kids []search.Node
-	switch n := q.Root.(type) {
-	case nil:
-	case search.And:
-		kids = n.Children
-	default:
-		kids = []search.Node{n}
-	}
-	if q.Root != nil && search.Unsatisfiable(q.Root) {
-		pl.never = true
-	}
+	base := len(conds) - len(lq.Kids)
 	var fts []string
-	var times []search.TimeBound
-	for _, k := range kids {
-		x, err := c.cond(k)
-		if err != nil {
-			return pl, err
-		}
-		if x.sql == condFalse.sql {
+	for i, k := range lq.Kids {
+		x := conds[base+i]
+		if x.SQL == sqlstore.CondFalse.SQL {
 			pl.never = true
 		}
-		conds = append(conds, x)
-		if u, ok := k.(search.URL); ok {
+		if u, ok := k.(search.CondURL); ok {
 			if d, ok := urlDriver(u); ok {
 				pl.drivers = append(pl.drivers, d)
 				continue
@@ -147,79 +131,70 @@ func (c *compiler) plan(q *search.Query) (plan, error) {
 			fts = append(fts, m)
 			continue
 		}
-		if m, ok := k.(search.MinCount); ok {
+		if m, ok := k.(search.CondCount); ok {
 			pl.minEngagement = max(pl.minEngagement, leastEngagement(m))
 		}
-		switch k := k.(type) {
-		case search.IDBound:
-			if k.Max {
-				pl.hi = min(pl.hi, k.ID)
-			} else {
-				pl.lo = max(pl.lo, k.ID)
-			}
-		case search.TimeBound:
-			times = append(times, k)
-		default:
-			if d, ok := c.driver(k, x); ok {
-				pl.drivers = append(pl.drivers, d)
-			}
+		if d, ok := indexDriver(k, x); ok {
+			pl.drivers = append(pl.drivers, d)
 		}
 	}
 	if len(fts) > 0 {
 		pl.drivers = append(pl.drivers, access{
 			name: "fts", from: "posts_fts f CROSS JOIN posts p ON p.id = f.rowid", key: "f.rowid",
-			cond: cond{sql: "f.posts_fts MATCH ?", args: []any{strings.Join(fts, " AND ")}},
+			cond: sqlstore.Cond{SQL: "f.posts_fts MATCH ?", Args: []any{strings.Join(fts, " AND ")}},
 			est:  "posts_fts f", ekey: "f.rowid",
 		})
 	}
-	if len(times) > 0 {
-		if err := c.timeBounds(&pl, times); err != nil {
-			return pl, err
-		}
+	// since: and until: bound the ids while every post's id agrees with
+	// its time.
+	if lo, hi, ok, err := sqlstore.TimeIDs(c.ctx, sqlDB(c.s.query), lq); err != nil {
+		return pl, fmt.Errorf("sqlite: %w", err)
+	} else if ok {
+		pl.lo, pl.hi = max(pl.lo, lo), min(pl.hi, hi)
 	}
 	if len(conds) == 0 {
-		conds = append(conds, condTrue)
+		conds = append(conds, sqlstore.CondTrue)
 	}
-	pl.conds, pl.kids = conds, kids
-	pl.where = join(conds, " AND ")
+	pl.conds, pl.kids = conds, lq.Kids
+	pl.where = sqlstore.Join(conds, " AND ")
 	return pl, nil
 }
 
-// driver returns the index driver of a top-level condition, if it has one;
+// indexDriver returns the index driver of a top-level condition, if it has one;
 // x is its compiled condition.
-func (c *compiler) driver(n search.Node, x cond) (access, bool) {
+func indexDriver(n search.Cond, x sqlstore.Cond) (access, bool) {
 	posts := func(name, index, col string) access {
 		from := "posts p INDEXED BY " + index
 		return access{name: name, from: from, key: "p.id", est: from, ekey: "p.id",
-			cond: cond{sql: "p." + col + " = ? AND p." + col + " != 0", args: x.args[len(x.args)-1:]}}
+			cond: sqlstore.Cond{SQL: "p." + col + " = ? AND p." + col + " != 0", Args: x.Args[len(x.Args)-1:]}}
 	}
 	switch n := n.(type) {
-	case search.From:
-		if len(x.args) == 0 {
+	case search.CondAuthor:
+		if len(x.Args) == 0 {
 			return access{}, false
 		}
 		from := "posts p INDEXED BY posts_author"
 		return access{name: "author", from: from, key: "p.id", est: from, ekey: "p.id", cond: x}, true
-	case search.Hashtag, search.Cashtag:
+	case search.CondTag:
 		return access{name: "tag", from: "post_tags t CROSS JOIN posts p ON p.id = t.post_id", key: "t.post_id",
-			cond: cond{sql: "t.tag = ?", args: x.args}, est: "post_tags t", ekey: "t.post_id"}, true
-	case search.Mention:
+			cond: sqlstore.Cond{SQL: "t.tag = ?", Args: x.Args}, est: "post_tags t", ekey: "t.post_id"}, true
+	case search.CondMention:
 		return access{name: "mention", from: "post_mentions m CROSS JOIN posts p ON p.id = m.post_id", key: "m.post_id",
-			cond: cond{sql: "m.name = ?", args: x.args}, est: "post_mentions m", ekey: "m.post_id"}, true
-	case search.MinCount:
+			cond: sqlstore.Cond{SQL: "m.name = ?", Args: x.Args}, est: "post_mentions m", ekey: "m.post_id"}, true
+	case search.CondCount:
 		if n.Kind != search.Faves {
 			return access{}, false
 		}
 		from := "posts p INDEXED BY posts_faves"
 		return access{name: "faves", from: from, key: "p.id", est: from, ekey: "p.id", cond: x, sorted: true, unranged: true}, true
-	case search.To:
+	case search.CondReplyTo:
 		from := "posts p INDEXED BY posts_to"
 		return access{name: "to", from: from, key: "p.id", est: from, ekey: "p.id", cond: x}, true
-	case search.Or:
+	case search.CondOr:
 		return orDriver(n)
-	case search.ListMembers:
+	case search.CondList:
 		return listDriver(n), true
-	case search.Ref:
+	case search.CondRef:
 		switch n.Kind {
 		case search.RefConversation:
 			from := "posts p INDEXED BY posts_conversation"
@@ -237,18 +212,16 @@ func (c *compiler) driver(n search.Node, x cond) (access, bool) {
 // of their index ranges, without repeats (a post may match several). Its
 // rows do not come in id order. The union is a subquery, so the driver's
 // arguments bind placeholders of from (cond has none).
-func orDriver(n search.Or) (access, bool) {
+func orDriver(n search.CondOr) (access, bool) {
 	var table, col, name string
 	var args []any
-	for _, k := range n.Children {
+	for _, k := range n.Conds {
 		var t, c, v string
 		switch k := k.(type) {
-		case search.Hashtag:
-			t, c, v = "post_tags", "tag", "#"+strings.ToLower(k.Tag)
-		case search.Cashtag:
-			t, c, v = "post_tags", "tag", "$"+strings.ToLower(k.Tag)
-		case search.Mention:
-			t, c, v = "post_mentions", "name", strings.ToLower(k.User)
+		case search.CondTag:
+			t, c, v = "post_tags", "tag", k.Key
+		case search.CondMention:
+			t, c, v = "post_mentions", "name", k.Name
 		default:
 			return access{}, false
 		}
@@ -269,7 +242,7 @@ func orDriver(n search.Or) (access, bool) {
 	ranges := "(SELECT post_id FROM " + table + " WHERE " + col + " IN (" + sqlstore.Placeholders(len(args)) + ")) u"
 	union := strings.Replace(ranges, "SELECT", "SELECT DISTINCT", 1)
 	return access{name: name, from: union + " CROSS JOIN posts p ON p.id = u.post_id", key: "u.post_id",
-		cond: cond{sql: "1", args: args}, est: union, ekey: "u.post_id", cnt: ranges, sorted: true}, true
+		cond: sqlstore.Cond{SQL: "1", Args: args}, est: union, ekey: "u.post_id", cnt: ranges, sorted: true}, true
 }
 
 // listDriver drives list:ID by the posts of the list's members: the union
@@ -280,29 +253,9 @@ func orDriver(n search.Or) (access, bool) {
 // so it never drives a Top page bucket by bucket (unranged): measured at
 // 10M posts, a list of 2,000 members took 630 ms that way, 93 ms by score
 // windows.
-func listDriver(n search.ListMembers) access {
+func listDriver(n search.CondList) access {
 	posts := "(SELECT a.id AS post_id FROM list_members lm CROSS JOIN posts a INDEXED BY posts_author" +
 		" ON a.author_id = lm.user_id WHERE lm.list_id = ?) u"
 	return access{name: "list", from: posts + " CROSS JOIN posts p ON p.id = u.post_id", key: "u.post_id",
-		cond: cond{sql: "1", args: []any{n.ListID}}, est: posts, ekey: "u.post_id", sorted: true, unranged: true}
-}
-
-// timeBounds narrows the id range by since:/until: when every stored post's
-// id agrees with its time.
-func (c *compiler) timeBounds(pl *plan, times []search.TimeBound) error {
-	var outliers int
-	if err := c.s.read.QueryRowContext(c.ctx, `SELECT EXISTS (SELECT 1 FROM search_time_outliers)`).Scan(&outliers); err != nil {
-		return fmt.Errorf("sqlite: search: time bounds: %w", err)
-	}
-	if outliers != 0 {
-		return nil
-	}
-	for _, t := range times {
-		if t.Since {
-			pl.lo = max(pl.lo, social.SinceID(t.T))
-		} else {
-			pl.hi = min(pl.hi, social.UntilID(t.T))
-		}
-	}
-	return nil
+		cond: sqlstore.Cond{SQL: "1", Args: []any{n.ID}}, est: posts, ekey: "u.post_id", sorted: true, unranged: true}
 }

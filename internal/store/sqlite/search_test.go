@@ -95,7 +95,7 @@ func TestFTSURL(t *testing.T) {
 		{"github", ""},
 		{"é.com", ""},
 	} {
-		got, ok := ftsURL(c.sub)
+		got, ok := ftsURL(search.LowerURL(c.sub))
 		if !ok {
 			got = ""
 		}

@@ -119,8 +119,8 @@ func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string, fil
 	var args []any
 	inner := "SELECT s.id AS id, s.score AS score FROM " + d.est +
 		" CROSS JOIN posts s INDEXED BY posts_id_score ON s.id = " + d.ekey +
-		" WHERE " + d.cond.sql + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
-	args = append(args, d.cond.args...)
+		" WHERE " + d.cond.SQL + " AND " + d.ekey + " > ? AND " + d.ekey + " <= ?"
+	args = append(args, d.cond.Args...)
 	args = append(args, lo, hi)
 	inner, args = withFilters(inner, args, d.ekey, lo, hi, filters)
 	inner += " AND s.score <= ? AND (s.score < ? OR s.id < ?) AND s.score >= ? ORDER BY s.score DESC, s.id DESC"
@@ -130,8 +130,8 @@ func driverSort(d access, pl plan, lo, hi, sc, id, floor int64, cols string, fil
 	// outer ORDER BY being satisfied by the materialised order.
 	sqlText := "WITH c AS MATERIALIZED (" + inner + ") SELECT " + cols +
 		" FROM c CROSS JOIN posts p ON p.id = c.id WHERE " +
-		pl.where.sql + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
-	return sqlText, append(args, pl.where.args...)
+		pl.where.SQL + " ORDER BY c.score DESC, c.id DESC LIMIT ?"
+	return sqlText, append(args, pl.where.Args...)
 }
 
 // scoreBucket is one bucket of posts_bucket_score, the best score in it,
@@ -262,7 +262,7 @@ func driverPage(ctx context.Context, tx *sql.Tx, d access, pl *plan, buckets []s
 				if err := prepare(&window, windowSQL(pl, true)); err != nil {
 					return nil, err
 				}
-				args := append([]any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, sqlstore.MaxInt64}, pl.where.args...)
+				args := append([]any{bk.b, pl.lo, pl.hi, floor, sc, sc, id, sqlstore.MaxInt64}, pl.where.Args...)
 				if page, err = appendScored(ctx, window, page, append(args, k)...); err != nil {
 					return nil, err
 				}
@@ -317,7 +317,7 @@ func windowPage(ctx context.Context, tx *sql.Tx, pl *plan, buckets []scoreBucket
 				continue
 			}
 			args := []any{bk.b, pl.lo, pl.hi, from, sc, sc, id, ceil}
-			args = append(append(args, pl.where.args...), k)
+			args = append(append(args, pl.where.Args...), k)
 			if page, err = appendScored(ctx, stmt, page, args...); err != nil {
 				stmt.Close()
 				return nil, err
@@ -348,7 +348,7 @@ func windowSQL(pl *plan, ceilIncl bool) string {
 	}
 	return "SELECT p.score, p.id FROM posts p INDEXED BY posts_bucket_score WHERE " + bucketExpr +
 		" = ? AND p.id > ? AND p.id <= ? AND p.score >= ? AND p.score <= ? AND (p.score < ? OR p.id < ?)" +
-		ceilOp + " AND " + pl.where.sql + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
+		ceilOp + " AND " + pl.where.SQL + " ORDER BY p.score DESC, p.id DESC LIMIT ?"
 }
 
 // bucketRange is the part (lo', hi'] of the id range (lo, hi] in bucket b.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/roostapi/roost/internal/search"
+	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
 // urlDriver drives url:SUB through the trigram index post_urls (migration
@@ -15,9 +16,9 @@ import (
 // (roost_url) decides. SUB with no piece long enough, or with non-ASCII
 // text (whose case folding the tokenizer may do differently), gets no
 // driver: the query is then driven by its other conditions.
-func urlDriver(n search.URL) (access, bool) {
+func urlDriver(n search.CondURL) (access, bool) {
 	var pieces []string
-	for _, p := range strings.Split(strings.ToLower(n.Sub), "_") {
+	for _, p := range strings.Split(n.Sub, "_") {
 		for i := 0; i < len(p); i++ {
 			if p[i] >= 0x80 {
 				return access{}, false
@@ -31,6 +32,6 @@ func urlDriver(n search.URL) (access, bool) {
 		return access{}, false
 	}
 	return access{name: "url", from: "post_urls u CROSS JOIN posts p ON p.id = u.rowid", key: "u.rowid",
-		cond: cond{sql: "u.post_urls MATCH ?", args: []any{strings.Join(pieces, " AND ")}},
+		cond: sqlstore.Cond{SQL: "u.post_urls MATCH ?", Args: []any{strings.Join(pieces, " AND ")}},
 		est:  "post_urls u", ekey: "u.rowid"}, true
 }

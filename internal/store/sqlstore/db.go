@@ -1,10 +1,11 @@
 // Package sqlstore is the SQL that both engines share: the column lists and
 // scanners of every stored kind, the paged readers of the API, the keyset
 // loop, the whole-database export and the storage encodings (times, flags,
-// snowflake bounds, score floors). Queries are written once, with ?
-// placeholders; an engine gives a DB that runs them (numbering the
-// placeholders where it must) and a Dialect for the few fragments that
-// differ. Search compilation, bulk paths and writes stay in the engines.
+// snowflake bounds, score floors) and the search conditions but text
+// matching (search.go). Queries are written once, with ? placeholders; an
+// engine gives a DB that runs them (numbering the placeholders where it
+// must) and a Dialect for the few fragments that differ. Text matching,
+// search planning, bulk paths and writes stay in the engines.
 package sqlstore
 
 import (
