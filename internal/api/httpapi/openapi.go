@@ -125,6 +125,8 @@ func summary(rt *route) string {
 	switch {
 	case rt.free:
 		return s + " (free)"
+	case rt.name == "search_counts":
+		return s + " (each period holding a match billed; empty periods free)"
 	case rt.paged:
 		return fmt.Sprintf("%s (pages of up to %d items, each billed)", s, rt.maxPage())
 	}
@@ -253,6 +255,9 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 			"because an earlier try with the same Idempotency-Key paid for them; placed as " + headerItems,
 			Schema: &schema{Type: "integer"}}
 		op.Description = streamIdempotency
+	}
+	if d, ok := researchDescriptions()[rt.name]; ok {
+		op.Description = d
 	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
