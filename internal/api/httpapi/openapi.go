@@ -259,6 +259,12 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	if d, ok := researchDescriptions()[rt.name]; ok {
 		op.Description = d
 	}
+	if !rt.free && rt.stream == nil {
+		op.Responses["200"].Headers[headerItems] = header{Description: "the items this answer charged " +
+			"(0 for one replayed under its Idempotency-Key)", Schema: &schema{Type: "integer"}}
+		op.Responses["200"].Headers[headerCharged] = header{Description: "what this answer charged, in US " +
+			"dollars (e.g. 0.004)", Schema: &schema{Type: "string"}}
+	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
 	}

@@ -80,8 +80,11 @@ func TestOpenAPIDocument(t *testing.T) {
 			if _, ok := op.Responses["200"].Headers[headerItemsReplayed]; ok != (rt.stream != nil) {
 				t.Errorf("%s: %s is documented %v, the route streams %v", p, headerItemsReplayed, ok, rt.stream != nil)
 			}
-			if _, ok := op.Responses["200"].Headers[headerItems]; ok != (rt.stream != nil) {
-				t.Errorf("%s: %s is documented %v, the route streams %v", p, headerItems, ok, rt.stream != nil)
+			if _, ok := op.Responses["200"].Headers[headerItems]; ok != !rt.free {
+				t.Errorf("%s: %s is documented %v, the route is paid %v", p, headerItems, ok, !rt.free)
+			}
+			if _, ok := op.Responses["200"].Headers[headerCharged]; ok != (!rt.free && rt.stream == nil) {
+				t.Errorf("%s: %s is documented %v, the route answers paid JSON %v", p, headerCharged, ok, !rt.free && rt.stream == nil)
 			}
 			if !hasParam(op, fault.Header) || !strings.Contains(op.Responses["429"].Ref, "Error429") {
 				t.Errorf("%s: the sandbox's %s header or the 429 it injects is not documented", p, fault.Header)
