@@ -241,27 +241,3 @@ func matchPattern(pattern, path string) bool {
 	}
 	return true
 }
-
-// TestDocsPage: /docs is one HTML page that names every documented
-// operation and loads nothing from elsewhere.
-func TestDocsPage(t *testing.T) {
-	_, doc := openAPIValidator(t)
-	w := httptest.NewRecorder()
-	New(Config{}, nil, nil, nil).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/docs", nil))
-	page := w.Body.String()
-	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
-		t.Fatalf("GET /docs: %d %q", w.Code, w.Header().Get("Content-Type"))
-	}
-	for path, ops := range doc.Paths {
-		for method, op := range ops {
-			if !strings.Contains(page, `id="op-`+op.OperationID+`" data-method="`+strings.ToUpper(method)+`" data-path="`+path+`"`) {
-				t.Errorf("the page lacks %s %s", method, path)
-			}
-		}
-	}
-	for _, external := range []string{"http://", "https://", "<script", "@import", "src="} {
-		if strings.Contains(page, external) {
-			t.Errorf("the page holds %q: it must work offline", external)
-		}
-	}
-}
