@@ -258,8 +258,8 @@ export KEY=roost_…
 curl -H "Authorization: Bearer $KEY" "$ROOST/user/balance"</pre>
 <p>Every data endpoint answers under two prefixes, <code>/social</code> (neutral) and <code>/twitter</code> (the hosted
 service's): <code>/social/search</code> and <code>/twitter/search</code> are one endpoint. The paths below leave the
-prefix out, and the examples use <code>/social</code>. The ids in the examples are well-formed, not necessarily
-stored: the demo block of <code>roost serve</code> prints ids of its network. Pages hold 20 items (30 for a thread,
+prefix out, and the examples use <code>/social</code>. The ids and names in the examples are from the demo network
+<code>roost serve</code> makes on its first start; with other data, put your own. Pages hold 20 items (30 for a thread,
 100 for a user's lists); send <code>next_cursor</code> back as <code>cursor</code> for the next page, until it is
 <code>null</code>.</p>
 

@@ -47,20 +47,20 @@ func section(rt *route, monitorNames map[string]bool) string {
 }
 
 // sampleValues are the values the curl lines put in the path and query
-// parameters: well-formed, not necessarily stored (roost serve's demo
-// block prints ids of the demo network).
+// parameters: well-formed, and taken from the demo network roost serve
+// makes on a first start (gen's defaults), which holds most of them.
 var sampleValues = map[string]string{
-	paramUserID:       "2244994945",
-	paramCommunityID:  "1493446837214187523",
+	paramUserID:       "658972934554972160",
+	paramCommunityID:  "1854571727556706304",
 	paramListID:       "1470817464647417856",
 	paramThreadID:     "1928965200070127618",
-	paramTweetID:      "1928965200070127618",
-	paramUsername:     "golang",
-	paramUser:         "golang",
-	paramSpaceID:      "1DXxyRYNejbKM",
-	paramID:           "1928965200070127618",
-	paramSourceUserID: "2244994945",
-	paramTargetUserID: "783214",
+	paramTweetID:      "1945115458370387970",
+	paramUsername:     "CarlosBianchi",
+	paramUser:         "CarlosBianchi",
+	paramSpaceID:      "1GSICjnBS2BfL",
+	paramID:           "1945115458370387970",
+	paramSourceUserID: "658972934554972160",
+	paramTargetUserID: "558520833605746688",
 	paramMonitorID:    "01hz3k9x2m4q8r7t6v5w0y1a2b",
 }
 
@@ -86,12 +86,12 @@ var sampleParams = map[string]struct{ params, out string }{
 
 // sampleBodies are the JSON bodies of the routes that take one.
 var sampleBodies = map[string]string{
-	"tweets_by_ids":           `{"ids": ["1928965200070127618"]}`,
-	"users_by_usernames":      `{"usernames": ["golang"]}`,
-	"users_by_ids":            `{"ids": ["2244994945"]}`,
-	"monitor_user_tweets":     `{"user_screen_name": "golang", "webhook_url": "http://127.0.0.1:9000/hook"}`,
-	"monitor_user_following":  `{"user_screen_name": "golang", "webhook_url": "http://127.0.0.1:9000/hook"}`,
-	"monitor_user_profile":    `{"user_screen_name": "golang", "webhook_url": "http://127.0.0.1:9000/hook"}`,
+	"tweets_by_ids":           `{"ids": ["1945115458370387970"]}`,
+	"users_by_usernames":      `{"usernames": ["CarlosBianchi"]}`,
+	"users_by_ids":            `{"ids": ["658972934554972160"]}`,
+	"monitor_user_tweets":     `{"user_screen_name": "CarlosBianchi", "webhook_url": "http://127.0.0.1:9000/hook"}`,
+	"monitor_user_following":  `{"user_screen_name": "CarlosBianchi", "webhook_url": "http://127.0.0.1:9000/hook"}`,
+	"monitor_user_profile":    `{"user_screen_name": "CarlosBianchi", "webhook_url": "http://127.0.0.1:9000/hook"}`,
 	"monitor_search_query":    `{"query": "#golang", "refresh_frequency": 60, "webhook_url": "http://127.0.0.1:9000/hook"}`,
 	"monitor_search_pump_fun": `{"webhook_url": "http://127.0.0.1:9000/hook"}`,
 	"monitor_update":          `{"webhook_url": "http://127.0.0.1:9000/other"}`,
