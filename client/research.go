@@ -54,8 +54,8 @@ type CountsMeta struct {
 }
 
 // Counts counts the matches of query by period (g "" is Day). One item per
-// period is billed, nothing when nothing matched; under a budget it
-// reserves MaxCountsPeriods items while it runs.
+// period that holds a match is billed, the empty periods are free; under a
+// budget it reserves MaxCountsPeriods items while it runs.
 func (c *Client) Counts(ctx context.Context, query string, g Granularity) (Counts, error) {
 	q := url.Values{"query": {query}}
 	if g != "" {
@@ -67,10 +67,13 @@ func (c *Client) Counts(ctx context.Context, query string, g Granularity) (Count
 			if err := json.Unmarshal(b, &out); err != nil {
 				return 0, err
 			}
-			if out.Meta.TotalTweetCount == 0 {
-				return 0, nil
+			items := 0
+			for _, p := range out.Data {
+				if p.TweetCount > 0 {
+					items++
+				}
 			}
-			return len(out.Data), nil
+			return items, nil
 		})
 	return out, err
 }

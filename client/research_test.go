@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-// TestCountsBilling: a counts answer is charged one item per period, none
-// when nothing matched, and reserves MaxCountsPeriods items meanwhile.
+// TestCountsBilling: a counts answer is charged one item per period that
+// holds a match, none when nothing matched, and reserves MaxCountsPeriods
+// items meanwhile.
 func TestCountsBilling(t *testing.T) {
 	for _, tc := range []struct {
 		body      string
@@ -20,7 +21,7 @@ func TestCountsBilling(t *testing.T) {
 	}{
 		{`{"data":[{"start":"2024-01-01T00:00:00.000000Z","end":"2024-01-02T00:00:00.000000Z","tweet_count":3},` +
 			`{"start":"2024-01-02T00:00:00.000000Z","end":"2024-01-03T00:00:00.000000Z","tweet_count":0}],` +
-			`"meta":{"total_tweet_count":3,"granularity":"day"}}`, 2 * DefaultPrice},
+			`"meta":{"total_tweet_count":3,"granularity":"day"}}`, 1 * DefaultPrice},
 		{`{"data":[{"start":"2024-01-01T00:00:00.000000Z","end":"2024-01-02T00:00:00.000000Z","tweet_count":0}],` +
 			`"meta":{"total_tweet_count":0,"granularity":"day"}}`, 0},
 	} {

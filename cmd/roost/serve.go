@@ -46,6 +46,7 @@ type serveConfig struct {
 	searchTimeout  time.Duration
 	origins        listValue
 	logFormat      string
+	accessLog      bool
 	maxConcurrent  int
 	maxPerKey      int
 	pageCacheMiB   int
@@ -99,7 +100,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&c.searchTimeout, "search-timeout", httpapi.DefaultSearchTimeout,
 		"longest work for one search page; a slower one is answered 422 Query too expensive (at most "+maxSearchTimeout.String()+")")
 	fs.Var(&c.origins, "cors-origins", "comma-separated origins whose browser clients may call the API (* for any; default none)")
-	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json (one access line per request)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.BoolVar(&c.accessLog, "access-log", false, "log one line per API request on stderr (default: on, but off with "+
+		"--log-format text on a terminal, where the lines would push the demo key and start-up messages away)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent", httpapi.DefaultMaxConcurrent,
 		"requests served at once; beyond it 503 with Retry-After (health, readiness and metrics excepted; a request body still arriving takes no slot)")
 	fs.IntVar(&c.maxPerKey, "max-concurrent-per-key", 0,
@@ -107,8 +110,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.IntVar(&c.pageCacheMiB, "page-cache", httpapi.DefaultPageCacheBytes>>20,
 		"MiB of rendered paid pages kept for repeated requests (0: none); any data write empties it, so no page is older "+
 			"than the data (not with --upstream, which has its own cache, nor with --db-read replicas, whose lag would outlive it)")
-	fs.BoolVar(&c.hooks.private, "webhook-private", true, "let webhooks reach loopback, private and link-local addresses "+
-		"(a local twin); turn off on a shared deployment: then such targets are refused at registration and at every connection")
+	fs.BoolVar(&c.hooks.private, "webhook-private", false, "let webhooks reach loopback, private and link-local addresses "+
+		"(a local twin); off, such targets are refused at registration and at every connection (default: on when --addr is "+
+		"a loopback address, 127.0.0.0/8, ::1 or localhost; off otherwise)")
 	fs.IntVar(&c.hooks.workers, "webhook-workers", monitor.DefaultWorkers, "webhook deliveries at once (a slow receiver holds one)")
 	fs.DurationVar(&c.hooks.timeout, "webhook-timeout", monitor.DefaultTimeout, "time limit of one webhook delivery")
 	fs.IntVar(&c.hooks.attempts, "webhook-attempts", monitor.DefaultMaxAttempts,
@@ -189,7 +193,80 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 			return nil, nil, nil, usageError("--db-read %q is not a postgres:// URL", maskURLs(u))
 		}
 	}
+	// Defaults that depend on other settings; a value set anywhere wins.
+	if src["webhook-private"] == "default" {
+		c.hooks.private = loopback(c.addr)
+		src["webhook-private"] = "default: --addr is not a loopback address"
+		if c.hooks.private {
+			src["webhook-private"] = "default: --addr is a loopback address"
+		}
+	}
+	if src["access-log"] == "default" {
+		c.accessLog = c.logFormat == "json" || !isTerminal(e.stderr)
+		src["access-log"] = "default: stderr is not a terminal, or the log is JSON"
+		if !c.accessLog {
+			src["access-log"] = "default: text log on a terminal"
+		}
+	}
 	return c, fs, src, nil
+}
+
+// loopback reports whether addr's host is a loopback address (127.0.0.0/8,
+// ::1) or localhost: a server no other machine reaches.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// roostCommand is how the person who started the binary at exe runs
+// roost: "go run ./cmd/roost" when go run built it (in a temporary go-build
+// directory), else "roost".
+func roostCommand(exe string) string {
+	if strings.Contains(exe, "go-build") {
+		return "go run ./cmd/roost"
+	}
+	return "roost"
+}
+
+// self is the path of the running binary.
+func self() string {
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return os.Args[0]
+}
+
+// keyHint tells how to make a key for db, in the words cmd runs roost
+// with.
+func keyHint(cmd, db string) string {
+	return "This database already holds data, so no demo key was made. Make a key with:\n\n" +
+		"  " + cmd + " keys create --db " + db + " --credits 10\n\n"
+}
+
+// quietAccess drops the API's access lines (httpapi.AccessLogMessage) and
+// passes every other record on.
+type quietAccess struct{ slog.Handler }
+
+func (h quietAccess) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == httpapi.AccessLogMessage {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietAccess) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietAccess{h.Handler.WithAttrs(as)}
+}
+
+func (h quietAccess) WithGroup(name string) slog.Handler {
+	return quietAccess{h.Handler.WithGroup(name)}
 }
 
 // minAdminToken is the shortest admin token accepted.
@@ -233,6 +310,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	if c.logFormat == "json" {
 		e.log = slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	if !c.accessLog {
+		e.log = slog.New(quietAccess{e.log.Handler()})
 	}
 	// Listen first: a bad or busy address fails before the database is
 	// created or any demo data generated.
@@ -325,11 +405,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(e.stderr, "roost serving %s on %s (API description: %s/docs, search page: %s/ui)\n", c.db, base, base, base)
+	if !c.accessLog {
+		fmt.Fprintln(e.stderr, "access log off: --access-log writes a line per API request")
+	}
+	cmd := roostCommand(self())
 	if demoKey != "" {
-		printDemo(e, base, demoKey, examples)
+		printDemo(e, base, demoKey, examples, cmd)
 	} else if c.demo {
-		fmt.Fprintf(e.stdout, "This database already holds data, so no demo key was made. Make a key with:\n\n"+
-			"  roost keys create --db %s --credits 10\n\n", c.db)
+		fmt.Fprint(e.stdout, keyHint(cmd, c.db))
 	}
 	return runServers(ctx, e, servers, listeners)
 }
@@ -413,8 +496,9 @@ func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, erro
 }
 
 // printDemo shows the demo key and ready curl lines on stdout, framed so
-// that they stand out from the log lines on stderr.
-func printDemo(e *env, base, key string, ex *gen.Examples) {
+// that they stand out from the log lines on stderr; cmd is how roost is
+// run (roostCommand).
+func printDemo(e *env, base, key string, ex *gen.Examples, cmd string) {
 	w := e.stdout
 	rule := strings.Repeat("=", 78)
 	fmt.Fprintf(w, "\n%s\n Demo API key (shown once, %s USD of credit):\n\n   export KEY=%s\n\n Try:\n\n",
@@ -427,7 +511,7 @@ func printDemo(e *env, base, key string, ex *gen.Examples) {
 		fmt.Fprintln(w)
 	}
 	defer func() {
-		fmt.Fprintf(w, "\n Every endpoint: %s/docs   More keys: roost keys create --credits USD\n%s\n\n", base, rule)
+		fmt.Fprintf(w, "\n Every endpoint: %s/docs   More keys: %s keys create --credits USD\n%s\n\n", base, cmd, rule)
 	}()
 	line("/user/balance")
 	if ex == nil {

@@ -29,7 +29,7 @@ func (c cors) allowed(origin string) string {
 const (
 	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key, X-Roost-Fault"
 	corsExposeHeaders = "X-Request-Id, Retry-After, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, " +
-		"X-RateLimit-Reset, Idempotent-Replayed"
+		"X-RateLimit-Reset, Idempotent-Replayed, X-Roost-Items, X-Roost-Items-Replayed, X-Roost-Charged-USD"
 	corsMethods = "GET, POST, OPTIONS"
 	corsMaxAge  = "600"
 )

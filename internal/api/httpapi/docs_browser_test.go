@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -30,7 +31,9 @@ func chromium(t *testing.T) string {
 }
 
 // TestDocsInBrowser: headless Chromium opens /docs with no network but
-// the server's own, and finds every documented endpoint on the page.
+// the server's own, and finds every documented operation on the page, in
+// the section of its endpoint (one for all its prefixes), which shows its
+// method and path. A screenshot goes to the test's artifact directory.
 func TestDocsInBrowser(t *testing.T) {
 	bin := chromium(t)
 	_, doc := openAPIValidator(t)
@@ -39,7 +42,7 @@ func TestDocsInBrowser(t *testing.T) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -56,12 +59,19 @@ func TestDocsInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// An endpoint is found when its section is laid out and shows its
-	// method and path.
+	// An operation is found when its endpoint's section is laid out and
+	// shows the endpoint's method and path.
 	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("section.op")).
 		filter(s => s.offsetHeight > 0 && s.innerText.includes(s.dataset.method + " " + s.dataset.path)).
-		map(s => s.dataset.method + " " + s.dataset.path)`))
+		flatMap(s => s.dataset.paths.split(" ").map(p => s.dataset.method + " " + p))`))
 	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "docs.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(title, "roost") {

@@ -322,7 +322,19 @@ func (c *passage) charge(page []byte, items int) bool {
 	}
 	c.info.items, c.info.charged = items, amount
 	c.s.metrics.charge(c.rt.name, items, amount)
+	setCharged(c.w.Header(), items, amount)
 	return true
+}
+
+// headerCharged tells a client what a paid JSON answer cost, beside
+// headerItems: decimal US dollars, as balance_usd is written.
+const headerCharged = "X-Roost-Charged-USD"
+
+// setCharged names what an answer charged: its items and their price in
+// US dollars (0 and 0 for an answer replayed free).
+func setCharged(h http.Header, items int, micros int64) {
+	h.Set(headerItems, strconv.Itoa(items))
+	h.Set(headerCharged, billing.FormatUSD(micros))
 }
 
 // noVersions caches nothing.

@@ -75,6 +75,7 @@ func (s *server) replay(ctx context.Context, w http.ResponseWriter, idem *social
 		return false, nil
 	}
 	w.Header().Set(headerReplayed, "true")
+	setCharged(w.Header(), 0, 0)
 	writeBody(w, http.StatusOK, kept.Body)
 	return true, nil
 }

@@ -1,11 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/roostapi/roost/internal/api/openapi"
@@ -125,6 +130,8 @@ func summary(rt *route) string {
 	switch {
 	case rt.free:
 		return s + " (free)"
+	case rt.name == "search_counts":
+		return s + " (each period holding a match billed; empty periods free)"
 	case rt.paged:
 		return fmt.Sprintf("%s (pages of up to %d items, each billed)", s, rt.maxPage())
 	}
@@ -192,6 +199,10 @@ func buildDocument(routes []*route, version string) *document {
 		Components: components{Schemas: sc.Components(), Responses: map[string]*response{}, Headers: rateHeaders(),
 			SecuritySchemes: map[string]securityScheme{"bearer": {Type: "http", Scheme: "bearer"}}},
 	}
+	monitorNames := map[string]bool{}
+	for _, rt := range monitorRoutes() {
+		monitorNames[rt.name] = true
+	}
 	for _, rt := range routes {
 		ok := &schema{} // TestOpenAPIDocument fails for a route without a response type
 		if t, found := types[rt.name]; found {
@@ -205,6 +216,8 @@ func buildDocument(routes []*route, version string) *document {
 				prefix = first
 			}
 			op.OperationID = prefix + "_" + rt.name
+			op.Endpoint, op.Section, op.Number = rt.name, section(rt, monitorNames), coreNumbers[rt.name]
+			op.CodeSamples = []openapi.CodeSample{curlSample(rt, path)}
 			op.Tags = []string{"/" + prefix}
 			switch {
 			case rt.bare:
@@ -254,6 +267,15 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 			Schema: &schema{Type: "integer"}}
 		op.Description = streamIdempotency
 	}
+	if d, ok := researchDescriptions()[rt.name]; ok {
+		op.Description = d
+	}
+	if !rt.free && rt.stream == nil {
+		op.Responses["200"].Headers[headerItems] = header{Description: "the items this answer charged " +
+			"(0 for one replayed under its Idempotency-Key)", Schema: &schema{Type: "integer"}}
+		op.Responses["200"].Headers[headerCharged] = header{Description: "what this answer charged, in US " +
+			"dollars (e.g. 0.004)", Schema: &schema{Type: "string"}}
+	}
 	for _, status := range []string{"401", "405", "422", "429", "500", "503"} {
 		op.Responses[status] = errorResponse(status)
 	}
@@ -301,11 +323,11 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 		}
 		add(p, in, true, s)
 	}
-	if rt.ordered {
-		add("type", "query", false, &schema{Type: "string", Enum: []string{"Latest", "Top"}})
-	}
 	if rt.query {
 		add("query", "query", true, &schema{Type: "string", MinLength: intp(1), MaxLength: intp(maxQueryLength)})
+	}
+	if rt.ordered {
+		add("type", "query", false, &schema{Type: "string", Enum: []string{"Latest", "Top"}})
 	}
 	if rt.paged {
 		add("cursor", "query", false, &schema{Type: "string"})
@@ -316,6 +338,8 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	if rt.name == "monitors" {
 		add("page", "query", false, &schema{Type: "integer", Minimum: intp(1)})
 	}
+	// What the request says first (its path and query), then the headers.
+	slices.SortStableFunc(op.Parameters, func(a, b parameter) int { return paramRank(a.In) - paramRank(b.In) })
 	if rt.body == bodyObject {
 		op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{"application/json": {Schema: monitorRequest(rt.name)}}}
 		for _, status := range []string{"400", "413", "415"} {
@@ -336,11 +360,17 @@ func (rt *route) operation(ok *schema, docs map[string]string) *operation {
 	return op
 }
 
+// paramRank orders parameters by where they are: path, query, header.
+func paramRank(in string) int {
+	return strings.Index("path query header", in)
+}
+
 // probes documents the endpoints beside the API: free, without a key.
 func probes() map[string]*operation {
 	status := func(id, desc, status string) *operation {
-		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"},
-			Security: []map[string][]string{}, Responses: map[string]*response{
+		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"}, Endpoint: id, Section: sectionService,
+			CodeSamples: []openapi.CodeSample{probeSample(id)},
+			Security:    []map[string][]string{}, Responses: map[string]*response{
 				"200": {Description: "ok", Content: map[string]mediaType{"application/json": {Schema: &schema{
 					Type: "object", Required: []string{"status"}, Order: []string{"status"},
 					Properties: map[string]*schema{"status": {Type: "string", Enum: []string{status}}}}}}},
@@ -349,6 +379,7 @@ func probes() map[string]*operation {
 	}
 	text := func(id, desc, contentType string, s *schema) *operation {
 		return &operation{OperationID: id, Summary: desc, Tags: []string{"service"}, Security: []map[string][]string{},
+			Endpoint: id, Section: sectionService, CodeSamples: []openapi.CodeSample{probeSample(id)},
 			Responses: map[string]*response{"200": {Description: "ok", Content: map[string]mediaType{contentType: {Schema: s}}}}}
 	}
 	return map[string]*operation{
@@ -360,11 +391,12 @@ func probes() map[string]*operation {
 	}
 }
 
-// docEndpoints serves the document and its page, made once.
+// docEndpoints serves the document and its page, made once: the page
+// in two parts around the place of the server's address.
 type docEndpoints struct {
-	doc  *document
-	json []byte
-	html []byte
+	doc         *document
+	json        []byte
+	html, html2 []byte
 }
 
 func newDocEndpoints(version string) (*docEndpoints, error) {
@@ -377,7 +409,26 @@ func newDocEndpoints(version string) (*docEndpoints, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &docEndpoints{doc: doc, json: append(b, '\n'), html: page}, nil
+	before, after, found := bytes.Cut(page, []byte(docsBase))
+	if !found {
+		return nil, fmt.Errorf("the docs page lacks the place of the server's address")
+	}
+	return &docEndpoints{doc: doc, json: append(b, '\n'), html: before, html2: after}, nil
+}
+
+// plainHost is a Host header that may stand in a shell line as it is.
+var plainHost = regexp.MustCompile(`^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
+
+// baseOf is the address the request reached the server at, for the
+// page's curl lines (the default address when its Host is unusual).
+func baseOf(r *http.Request) string {
+	if !plainHost.MatchString(r.Host) {
+		return "http://127.0.0.1:8080"
+	}
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
 }
 
 func (d *docEndpoints) serveJSON(w http.ResponseWriter, r *http.Request) {
@@ -392,8 +443,12 @@ func (d *docEndpoints) serveHTML(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	h.Set("Cache-Control", "public, max-age=300")
+	base := baseOf(r)
+	h.Set("Content-Length", strconv.Itoa(len(d.html)+len(base)+len(d.html2)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(d.html) //nolint:errcheck // the client went away
+	w.Write(d.html)         //nolint:errcheck // the client went away
+	io.WriteString(w, base) //nolint:errcheck // as above
+	w.Write(d.html2)        //nolint:errcheck // as above
 }
 
 // sortedKeys are a map's keys in order.

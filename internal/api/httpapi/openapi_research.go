@@ -44,3 +44,16 @@ func researchParameters() map[string][]researchParameter {
 			{name: "min_degree", schema: integer(0, maxNetworkParam)}, {name: "max_nodes", schema: integer(1, maxNetworkParam)}},
 	}
 }
+
+// researchDescriptions say what the research routes that answer JSON
+// return and what they cost.
+func researchDescriptions() map[string]string {
+	return map[string]string{
+		"search_counts": "The matches of the query counted by period (granularity), every period from the query's " +
+			"since: (or its first match) to its until: (or its last match), zeros included, as the X API v2 counts " +
+			"endpoint answers. One item is charged per period that holds a match; the periods without one are " +
+			"free, and so is an answer without a match.",
+		"search_top": "The most common values of a field among the query's matches, over all of them or by period " +
+			"(granularity). One item is charged per value returned.",
+	}
+}

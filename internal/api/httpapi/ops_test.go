@@ -44,7 +44,7 @@ func testRateLimitHeaders(t *testing.T, eng engine) {
 }
 
 // TestIdempotentRetry: a retry with the same Idempotency-Key gets the same
-// page and no second charge, also when both arrive at once; the key used
+// page and no second charge (X-Roost-Items 0), also when both arrive at once; the key used
 // for another request is 422; after 24 hours the key is new again.
 func TestIdempotentRetry(t *testing.T) { eachEngine(t, testIdempotentRetry) }
 
@@ -63,10 +63,15 @@ func testIdempotentRetry(t *testing.T, eng engine) {
 	if paid != 20*200 {
 		t.Fatalf("first page cost %d", paid)
 	}
+	// What the answer charged, in items and dollars; a replay charged none.
+	if h := first.Header(); h.Get("X-Roost-Items") != "20" || h.Get("X-Roost-Charged-USD") != "0.004" {
+		t.Errorf("first: X-Roost-Items %q, X-Roost-Charged-USD %q; want 20, 0.004", h.Get("X-Roost-Items"), h.Get("X-Roost-Charged-USD"))
+	}
 	again := e.do(call{path: "/social/user/1/tweets", key: key, header: idem})
-	if again.Code != 200 || again.Body.String() != first.Body.String() || again.Header().Get("Idempotent-Replayed") != "true" {
-		t.Errorf("retry: %d replayed %q, same body %v", again.Code, again.Header().Get("Idempotent-Replayed"),
-			again.Body.String() == first.Body.String())
+	if again.Code != 200 || again.Body.String() != first.Body.String() || again.Header().Get("Idempotent-Replayed") != "true" ||
+		again.Header().Get("X-Roost-Items") != "0" || again.Header().Get("X-Roost-Charged-USD") != "0" {
+		t.Errorf("retry: %d replayed %q, same body %v, headers %v", again.Code, again.Header().Get("Idempotent-Replayed"),
+			again.Body.String() == first.Body.String(), again.Header())
 	}
 	other := e.do(call{path: "/social/user/3/tweets", key: key, header: idem})
 	if other.Code != http.StatusUnprocessableEntity || !strings.Contains(other.Body.String(), "Idempotency-Key was used for another request") {

@@ -127,8 +127,9 @@ func (s *server) bounded(ctx context.Context, what string, fn func(context.Conte
 
 // serveCounts is GET /search/counts: the matches of a query counted by
 // period, every period between the query's since: and until: (or its
-// first and last match) included, zeros too. One item per period; an
-// answer with no match is free.
+// first and last match) included, zeros too. One item per period that
+// holds a match: the periods without one are free, so a chart costs what
+// the matches it shows make (docs/research.md, "Over HTTP").
 func serveCounts(ctx context.Context, s *server, a *args) (any, int, error) {
 	var buckets []social.Bucket
 	err := s.bounded(ctx, "counting", func(ctx context.Context) (err error) {
@@ -143,10 +144,13 @@ func serveCounts(ctx context.Context, s *server, a *args) (any, int, error) {
 		return nil, 0, invalid("granularity", fmt.Sprintf("the query spans more than %d %s periods: bound it with "+
 			"since: and until: or ask for a coarser granularity", export.MaxBuckets, a.research.granularity))
 	}
-	if c.Meta.TotalTweetCount == 0 {
-		return c, 0, nil
+	items := 0
+	for _, b := range c.Data {
+		if b.TweetCount > 0 {
+			items++
+		}
 	}
-	return c, len(c.Data), nil
+	return c, items, nil
 }
 
 // serveTop is GET /search/top: the most common values of a field among

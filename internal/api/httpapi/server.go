@@ -214,6 +214,10 @@ func New(cfg Config, store social.Store, limiter billing.Limiter, log *slog.Logg
 	return s
 }
 
+// AccessLogMessage is the message of the access line logged at info level
+// for every request (roost serve --access-log drops it by this message).
+const AccessLogMessage = "request"
+
 // reqInfo is what one request's layers tell each other and the log.
 type reqInfo struct {
 	id      string
@@ -281,7 +285,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		elapsed := time.Since(start)
 		s.metrics.observe(info, status, elapsed)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, AccessLogMessage,
 			slog.String("request_id", info.id), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.String("route", info.route),
 			slog.Int("status", status), slog.Duration("duration", elapsed),

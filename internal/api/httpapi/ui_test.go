@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/research/graph"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
@@ -46,7 +47,10 @@ func browserCtx(t *testing.T) context.Context {
 // keyboard, the posts the API returns, a page turn, Top, the chart and the
 // top lists drawn, a CSV downloaded whole, the network downloaded as GEXF
 // (every node and edge the store gathers), a bad query answered with HTTP
-// 422 (read from the browser's network events) and shown in words.
+// 422 (read from the browser's network events) and shown in words. Each
+// part shows what it cost (X-Roost-Charged-USD; the download by the
+// balance), the header the balance after the charges, and the address the
+// search, which a page opened with it runs again.
 // Screenshots of the results and of the error go to the test's artifact
 // directory (go test -artifacts keeps them).
 func TestSearchPage(t *testing.T) {
@@ -54,7 +58,7 @@ func TestSearchPage(t *testing.T) {
 	ctx := browserCtx(t)
 	srv := httptest.NewServer(e.h)
 	defer srv.Close()
-	key, _ := e.key(t, plenty, 0)
+	key, keyID := e.key(t, plenty, 0)
 	downloads := t.TempDir()
 
 	q, err := search.Parse("the", time.Now())
@@ -92,7 +96,8 @@ func TestSearchPage(t *testing.T) {
 			return err
 		})
 	}
-	var balance, page, afterSlash, alertText string
+	var balance, page, afterSlash, alertText, address, addressTop string
+	var costPosts, costChart, costTags, costUsers, spent string
 	var p1, p2, pTop []string
 	var bars, tags, users int
 	nextDownload, stopDownloads := iter.Pull2(chromedp.Events(ctx, browser.DownloadProgress))
@@ -138,6 +143,14 @@ func TestSearchPage(t *testing.T) {
 		eval(`document.querySelectorAll('#chart svg rect').length`, &bars),
 		eval(`document.querySelectorAll('#top-hashtags li').length`, &tags),
 		eval(`document.querySelectorAll('#top-authors li').length`, &users),
+		// What each part cost, and the search in the address.
+		poll(`['cost-posts', 'cost-chart', 'cost-hashtags', 'cost-authors'].every(id => document.getElementById(id).textContent)`),
+		eval(`document.getElementById('cost-posts').textContent`, &costPosts),
+		eval(`document.getElementById('cost-chart').textContent`, &costChart),
+		eval(`document.getElementById('cost-hashtags').textContent`, &costTags),
+		eval(`document.getElementById('cost-authors').textContent`, &costUsers),
+		eval(`document.getElementById('spent').textContent`, &spent),
+		eval(`location.search`, &address),
 		chromedp.Click(css("#next")),
 		poll(`document.getElementById('page').textContent === 'Page 2' && !document.getElementById('next').disabled`),
 		shown(&p2),
@@ -146,6 +159,7 @@ func TestSearchPage(t *testing.T) {
 		poll(`document.getElementById('page').textContent === 'Page 1' && document.querySelector('#posts > .post').dataset.id === '`+
 			strconv.FormatInt(top.Items[0].ID, 10)+`'`),
 		shown(&pTop),
+		eval(`location.search`, &addressTop),
 		chromedp.WaitVisible(css("#chart svg rect")),
 		chromedp.WaitVisible(css("#top-authors li a")),
 		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
@@ -173,6 +187,30 @@ func TestSearchPage(t *testing.T) {
 	if bars < 30 || tags == 0 || users == 0 || page != "Page 2" || afterSlash != "q" {
 		t.Errorf("chart bars %d, top hashtags %d, top users %d, page %q, focus after / %q", bars, tags, users, page, afterSlash)
 	}
+	// Each part shows what it cost: a post, a period holding posts (the
+	// empty ones free), a value, each one item.
+	days, _ := e.store.SearchCounts(context.Background(), q, social.Day)
+	matched := 0
+	for _, b := range days {
+		if b.Count > 0 {
+			matched++
+		}
+	}
+	usd := func(items int) string { return billing.FormatUSD(int64(items)*billing.DefaultPrice) + " USD" }
+	for _, c := range []struct{ got, want string }{
+		{costPosts, "Cost: " + usd(len(page1.Items)) + " for " + strconv.Itoa(len(page1.Items)) + " posts."},
+		{costChart, "Cost: " + usd(matched) + " for " + strconv.Itoa(matched) + " periods with posts (the empty ones are free)."},
+		{costTags, "Cost: " + usd(tags) + " for " + strconv.Itoa(tags) + " values."},
+		{costUsers, "Cost: " + usd(users) + " for " + strconv.Itoa(users) + " values."},
+		{spent, "This search has cost " + usd(len(page1.Items)+matched+tags+users) + " so far."},
+	} {
+		if c.got != c.want {
+			t.Errorf("the page says %q, want %q", c.got, c.want)
+		}
+	}
+	if address != "?query=the&type=Latest" || addressTop != "?query=the&type=Top" {
+		t.Errorf("the address holds %q, then %q after Top", address, addressTop)
+	}
 
 	data := downloaded()
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
@@ -187,6 +225,7 @@ func TestSearchPage(t *testing.T) {
 
 	// The network of the query, as GEXF: every edge kind, every node.
 	var dlStatus string
+	before := e.balance(t, keyID)
 	err = chromedp.Do(ctx,
 		chromedp.Click(css("#dl-gexf")),
 		poll(`document.getElementById('dl-status').textContent.startsWith('Downloaded roost-network.gexf')`),
@@ -194,6 +233,15 @@ func TestSearchPage(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The header shows the balance after every charge; the download says
+	// what it cost.
+	after := e.balance(t, keyID)
+	if !strings.Contains(dlStatus, "Cost: "+billing.FormatUSD(before-after)+" USD.") {
+		t.Errorf("the network download says %q; it cost %d micro-USD", dlStatus, before-after)
+	}
+	if err := chromedp.Do(ctx, poll(`document.getElementById('balance').textContent === 'Balance: `+billing.FormatUSD(after)+` USD'`)); err != nil {
+		t.Errorf("the header does not show the balance after the charges, %s USD: %v", billing.FormatUSD(after), err)
 	}
 	gexf := downloaded()
 	g, err := graph.Build(context.Background(), e.store, q, "the", graph.Options{Kinds: graph.Kinds()})
@@ -259,6 +307,30 @@ func TestSearchPage(t *testing.T) {
 	path := filepath.Join(t.ArtifactDir(), "search-error.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
+	}
+
+	// A bookmarked search: the page opened with its address runs it.
+	tq, err := search.Parse("#golang", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagTop, err := e.store.Search(context.Background(), tq, social.Top, social.PageReq{Limit: pageSize})
+	if err != nil || len(tagTop.Items) == 0 {
+		t.Fatalf("#golang, Top: %v %v", tagTop.Items, err)
+	}
+	var pTag []string
+	var typed string
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/ui?query=%23golang&type=Top"),
+		poll(`document.querySelector('#posts > .post') !== null && document.getElementById('q').value === '#golang'`),
+		shown(&pTag),
+		eval(`document.getElementById('q').value + ' ' + document.querySelector('input[name=order]:checked').value`, &typed),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pTag, idStrings(tagTop.Items)) || typed != "#golang Top" {
+		t.Errorf("the bookmark shows %q: %v, want %v", typed, pTag, idStrings(tagTop.Items))
 	}
 	t.Logf("screenshots: %s", t.ArtifactDir())
 }

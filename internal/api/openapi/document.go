@@ -43,6 +43,22 @@ type Operation struct {
 	Parameters  []Parameter           `json:"parameters,omitempty"`
 	RequestBody *RequestBody          `json:"requestBody,omitempty"`
 	Responses   map[string]*Response  `json:"responses"`
+	// Extensions (x- fields, which OpenAPI leaves to the writer) for the
+	// page made from the document: the endpoint the operation is one path
+	// of (an endpoint may answer under several prefixes), the page's
+	// section, its number in the hosted API's specification, and requests
+	// to copy.
+	Endpoint    string       `json:"x-roost-endpoint,omitempty"`
+	Section     string       `json:"x-roost-section,omitempty"`
+	Number      string       `json:"x-roost-number,omitempty"`
+	CodeSamples []CodeSample `json:"x-codeSamples,omitempty"`
+}
+
+// CodeSample is a request to copy, as x-codeSamples lists them.
+type CodeSample struct {
+	Lang   string `json:"lang"`
+	Label  string `json:"label"`
+	Source string `json:"source"`
 }
 
 // Parameter is a path, query or header parameter.

@@ -17,14 +17,18 @@ var migrationFiles embed.FS
 // migrate applies every step newer than the schema's version in one
 // transaction that first takes an advisory lock named after the schema, so
 // that processes starting at once apply each step exactly once: the others
-// wait, then find the steps recorded.
+// wait, then find the steps recorded. The steps it applied are logged
+// once, when they are committed: how many and the last.
 func (s *Store) migrate(ctx context.Context) error {
 	steps, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var schema *string
+	var done int
+	var last string
+	var schema *string
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		done, last = 0, ""
 		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 			return fmt.Errorf("postgres: open %s: %w", s.name, err)
 		}
@@ -53,10 +57,14 @@ func (s *Store) migrate(ctx context.Context) error {
 				m.Version, m.Name, time.Now().UnixMicro()); err != nil {
 				return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 			}
-			s.log.Info("applied migration", "db", s.name, "schema", *schema, "migration", m.Name)
+			done, last = done+1, m.Name
 		}
 		return nil
 	})
+	if err == nil && done > 0 {
+		s.log.Info("applied migrations", "db", s.name, "schema", *schema, "count", done, "last", last)
+	}
+	return err
 }
 
 // Ready reports an error unless the database answers and every migration

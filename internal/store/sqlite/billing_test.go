@@ -149,7 +149,7 @@ func TestBillingMoveCrash(t *testing.T) {
 	if half.bill, err = openOne(dsn(BillingPath(path), false)); err != nil {
 		t.Fatal(err)
 	}
-	if err := half.migrateFile(ctx, half.bill, BillingPath(path), billingMigrationsDir, nil); err != nil {
+	if err := half.migrateFile(ctx, half.bill, BillingPath(path), billingMigrationsDir, nil, &applied{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := half.moveBilling(ctx); err != nil {

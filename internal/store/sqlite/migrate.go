@@ -22,25 +22,37 @@ const (
 
 // migrate brings the billing file, then the database, to the current
 // schema; the database's step billingMove copies the billing tables into
-// the billing file first (moveBilling).
+// the billing file first (moveBilling). The steps this process applied
+// are logged once, at the end: how many and the last.
 func (s *Store) migrate(ctx context.Context) error {
-	if err := s.migrateFile(ctx, s.bill, BillingPath(s.path), billingMigrationsDir, nil); err != nil {
-		return err
+	var done applied
+	err := s.migrateFile(ctx, s.bill, BillingPath(s.path), billingMigrationsDir, nil, &done)
+	if err == nil {
+		err = s.migrateFile(ctx, s.write, s.path, migrationsDir, func(m migration.Step) error {
+			if m.Version == billingMove {
+				return s.moveBilling(ctx)
+			}
+			return nil
+		}, &done)
 	}
-	return s.migrateFile(ctx, s.write, s.path, migrationsDir, func(m migration.Step) error {
-		if m.Version == billingMove {
-			return s.moveBilling(ctx)
-		}
-		return nil
-	})
+	if done.n > 0 {
+		s.log.Info("applied migrations", "db", s.path, "count", done.n, "last", done.last)
+	}
+	return err
+}
+
+// applied counts the steps a migration applied, and names the last.
+type applied struct {
+	n    int
+	last string
 }
 
 // migrateFile applies every step of dir newer than the version of the
 // file at path, written through db, each in its own IMMEDIATE
 // transaction, so that two processes opening the same file at once apply
 // each step exactly once; before, when set, runs ahead of each step not
-// yet applied.
-func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, before func(migration.Step) error) error {
+// yet applied. Each step it applies is counted in done.
+func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, before func(migration.Step) error, done *applied) error {
 	steps, err := migration.Load(migrationFiles, dir)
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
@@ -70,8 +82,13 @@ func (s *Store) migrateFile(ctx context.Context, db *sql.DB, path, dir string, b
 				return err
 			}
 		}
-		if err := s.applyMigration(ctx, db, path, m); err != nil {
+		ok, err := applyMigration(ctx, db, m)
+		if err != nil {
 			return err
+		}
+		if ok {
+			done.n++
+			done.last = m.Name
 		}
 	}
 	return nil
@@ -105,31 +122,32 @@ func appliedVersions(ctx context.Context, db *sql.DB, schema string) ([]int, err
 	return applied, rows.Err()
 }
 
-func (s *Store) applyMigration(ctx context.Context, db *sql.DB, path string, m migration.Step) error {
+// applyMigration applies step m through db unless another process
+// applied it first, and reports whether it did.
+func applyMigration(ctx context.Context, db *sql.DB, m migration.Step) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if n > 0 {
-		return nil
+		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 		m.Version, m.Name, time.Now().UnixMicro()); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
-	s.log.Info("applied migration", "db", path, "migration", m.Name)
-	return nil
+	return true, nil
 }
 
 // Ready reports an error unless the database answers and every migration

@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { key: sessionStorage.getItem("roost-key") || "", query: "", order: "Latest", cursors: [""], page: 0 };
+const state = { key: sessionStorage.getItem("roost-key") || "", query: "", order: "Latest", cursors: [""], page: 0, spent: 0 };
 
 // api calls GET path with the key; it returns the response, or throws an
 // Error whose message says in words what went wrong.
@@ -29,6 +29,43 @@ async function api(path) {
 }
 
 async function apiJSON(path) { return (await api(path)).json(); }
+
+// --- what each part costs
+
+// micros reads a decimal dollar amount as integer micro-USD.
+function micros(usd) { return Math.round(parseFloat(usd || "0") * 1e6); }
+
+// usd writes micro-USD as dollars without trailing zeros.
+function usd(m) { return (m / 1e6).toFixed(6).replace(/\.?0+$/, "") + " USD"; }
+
+// costText says what an answer charged, from its X-Roost-Items and
+// X-Roost-Charged-USD headers; what names one item and many ("post",
+// "posts").
+function costText(resp, what) {
+  const items = parseInt(resp.headers.get("X-Roost-Items") || "0", 10);
+  const m = micros(resp.headers.get("X-Roost-Charged-USD"));
+  state.spent += m;
+  showSpent();
+  if (m > 0) balanceChanged();
+  return items ? "Cost: " + usd(m) + " for " + items + " " + what[items === 1 ? 0 : 1] + "." : "Cost: nothing.";
+}
+
+// paidJSON calls GET path and shows what it charged in the element costId.
+async function paidJSON(path, costId, what) {
+  const resp = await api(path);
+  const body = await resp.json();
+  $(costId).textContent = costText(resp, what);
+  return body;
+}
+
+// showSpent shows what the current search has cost so far.
+function showSpent() {
+  $("spent").textContent = state.query ? "This search has cost " + usd(state.spent) + " so far." : "";
+}
+
+let balanceTimer = 0;
+// balanceChanged reads the balance again once the charges under way end.
+function balanceChanged() { clearTimeout(balanceTimer); balanceTimer = setTimeout(refreshBalance, 100); }
 
 function showError(err) {
   const a = $("alert");
@@ -56,12 +93,13 @@ async function signIn(key) {
   try {
     const b = await apiJSON("/user/balance");
     sessionStorage.setItem("roost-key", state.key);
-    $("balance").textContent = "Balance: " + b.balance_usd + " USD";
+    $("balance").textContent = "Balance: " + usd(micros(String(b.balance_usd)));
     $("signin").hidden = true;
     $("account").hidden = false;
     for (const id of ["q", "go"]) $(id).disabled = false;
     $("status").textContent = "Type a query and press Enter.";
     $("q").focus();
+    if ($("q").value.trim()) startSearch(false); // a bookmarked search
   } catch (e) {
     state.key = "";
     showError(e);
@@ -76,10 +114,39 @@ function signOut() {
   for (const id of ["q", "go", "prev", "next", "dl-csv", "dl-gexf"]) $(id).disabled = true;
   $("key").value = "";
   $("status").textContent = "Sign in with an API key to search.";
+  for (const id of ["cost-posts", "cost-chart", "cost-hashtags", "cost-authors", "spent"]) $(id).textContent = "";
 }
 
+// --- the search in the address (a bookmark runs it again)
+
+// fromAddress puts the address's query and type in the form; it reports
+// whether there is a query.
+function fromAddress() {
+  const u = new URLSearchParams(location.search);
+  $("q").value = u.get("query") || "";
+  const order = u.get("type") === "Top" ? "Top" : "Latest";
+  document.querySelector(`input[name=order][value=${order}]`).checked = true;
+  return $("q").value.trim() !== "";
+}
+
+// toAddress writes the search in the address: a new entry for a new query
+// (Back returns to the last), the same entry for another order.
+function toAddress(push) {
+  const u = "?" + new URLSearchParams({ query: state.query, type: state.order }).toString();
+  if (u === location.search) return;
+  if (push) history.pushState(null, "", u); else history.replaceState(null, "", u);
+}
+
+// balance reads the key's balance in micro-USD (free); null on failure.
+async function balance() {
+  try { return micros(String((await apiJSON("/user/balance")).balance_usd)); } catch (e) { return null; }
+}
+
+// refreshBalance shows the balance in the header and returns it.
 async function refreshBalance() {
-  try { $("balance").textContent = "Balance: " + (await apiJSON("/user/balance")).balance_usd + " USD"; } catch (e) { /* shown elsewhere */ }
+  const b = await balance();
+  if (b !== null) $("balance").textContent = "Balance: " + usd(b);
+  return b;
 }
 
 // --- posts
@@ -171,7 +238,7 @@ async function loadPage() {
   $("prev").disabled = $("next").disabled = true;
   try {
     const cursor = state.cursors[state.page];
-    const body = await apiJSON("/social/search?" + params({ type: state.order, ...(cursor ? { cursor } : {}) }));
+    const body = await paidJSON("/social/search?" + params({ type: state.order, ...(cursor ? { cursor } : {}) }), "cost-posts", ["post", "posts"]);
     list.replaceChildren(...body.tweets.map((p) => renderPost(p, false)));
     if (body.next_cursor) state.cursors[state.page + 1] = body.next_cursor;
     $("next").disabled = !body.next_cursor;
@@ -182,25 +249,30 @@ async function loadPage() {
   } catch (e) {
     list.replaceChildren();
     $("status").textContent = "";
+    $("cost-posts").textContent = "";
     showError(e);
   }
-  refreshBalance();
 }
 
-async function startSearch() {
+// startSearch runs the form's search; push adds it to the history.
+async function startSearch(push = true) {
   const q = $("q").value.trim();
-  if (!q) return;
+  if (!q || !state.key) return;
   clearError();
   state.query = q;
   state.order = document.querySelector("input[name=order]:checked").value;
   state.cursors = [""];
   state.page = 0;
+  state.spent = 0;
+  showSpent();
+  toAddress(push);
   $("dl-csv").disabled = $("dl-gexf").disabled = false;
   await loadPage();
   if ($("alert").hidden) {
     await Promise.all([loadChart(), loadTop("hashtags", "top-hashtags"), loadTop("authors", "top-authors")]);
   } else {
     for (const id of ["chart", "top-hashtags", "top-authors"]) $(id).replaceChildren();
+    for (const id of ["cost-chart", "cost-hashtags", "cost-authors"]) $(id).textContent = "";
     $("dl-csv").disabled = $("dl-gexf").disabled = true;
   }
 }
@@ -219,7 +291,8 @@ async function loadChart() {
   const box = $("chart");
   box.replaceChildren(el("p", { class: "status", textContent: "Counting…" }));
   try {
-    const c = await apiJSON("/social/search/counts?" + params({ granularity: $("granularity").value }));
+    const c = await paidJSON("/social/search/counts?" + params({ granularity: $("granularity").value }), "cost-chart",
+      ["period with posts", "periods with posts (the empty ones are free)"]);
     const data = c.data;
     if (!data.length) { box.replaceChildren(el("p", { class: "status", textContent: "No posts to count." })); return; }
     const W = 600, H = 160, pad = 18;
@@ -239,6 +312,7 @@ async function loadChart() {
     s.append(svg("text", { x: pad, y: 12, class: "axis" }, "max " + max));
     box.replaceChildren(s, el("p", { class: "status", textContent: c.meta.total_tweet_count + " posts in all." }));
   } catch (e) {
+    $("cost-chart").textContent = "";
     box.replaceChildren(el("p", { class: "status", textContent: e.message }));
   }
 }
@@ -247,7 +321,7 @@ async function loadTop(field, id) {
   const list = $(id);
   list.replaceChildren();
   try {
-    const t = await apiJSON("/social/search/top?" + params({ field, limit: 10 }));
+    const t = await paidJSON("/social/search/top?" + params({ field, limit: 10 }), "cost-" + field, ["value", "values"]);
     list.replaceChildren(...t.values.map((v) => {
       const q = field === "authors" ? "from:" + v.value : v.value;
       const label = field === "authors" ? "@" + v.value : v.value;
@@ -255,15 +329,20 @@ async function loadTop(field, id) {
     }));
     if (!t.values.length) list.append(el("li", { class: "status", textContent: "none" }));
   } catch (e) {
+    $("cost-" + field).textContent = "";
     list.append(el("li", { class: "status", textContent: e.message }));
   }
 }
 
 // --- downloads
 
+// download fetches a file and saves it; what it cost is the change of the
+// balance (an export's count of items comes as a trailer, which a page
+// cannot read).
 async function download(path, name) {
   const status = $("dl-status");
   status.textContent = "Preparing " + name + "…";
+  const before = await balance();
   try {
     const blob = await (await api(path)).blob();
     const url = URL.createObjectURL(blob);
@@ -272,12 +351,15 @@ async function download(path, name) {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60000);
-    status.textContent = "Downloaded " + name + " (" + blob.size + " bytes).";
+    const after = await refreshBalance();
+    const cost = before !== null && after !== null ? " Cost: " + usd(before - after) + "." : "";
+    if (cost) { state.spent += before - after; showSpent(); }
+    status.textContent = "Downloaded " + name + " (" + blob.size + " bytes)." + cost;
   } catch (e) {
     status.textContent = "";
     showError(e);
+    refreshBalance();
   }
-  refreshBalance();
 }
 
 // --- wiring
@@ -292,9 +374,11 @@ document.addEventListener("DOMContentLoaded", () => {
       state.order = r.value;
       state.cursors = [""];
       state.page = 0;
-      if (state.query) loadPage();
+      if (state.query) { toAddress(false); loadPage(); }
     });
   }
+  // Back and Forward run the search of the address they reach.
+  window.addEventListener("popstate", () => { if (fromAddress()) startSearch(false); });
   $("next").addEventListener("click", () => { state.page++; loadPage(); });
   $("prev").addEventListener("click", () => { state.page = Math.max(0, state.page - 1); loadPage(); });
   $("granularity").addEventListener("change", () => { if (state.query) loadChart(); });
@@ -304,5 +388,10 @@ document.addEventListener("DOMContentLoaded", () => {
     const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement;
     if (ev.key === "/" && !typing && !$("q").disabled) { ev.preventDefault(); $("q").focus(); }
   });
-  if (state.key) signIn(state.key); else $("key").focus();
+  const bookmarked = fromAddress();
+  if (state.key) signIn(state.key);
+  else {
+    $("key").focus();
+    if (bookmarked) $("status").textContent = "Sign in with an API key to run this search.";
+  }
 });
