@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/search"
 )
 
@@ -135,7 +136,7 @@ func TestDocsPage(t *testing.T) {
 // fine, and so is a monitor of a user not stored). Each one is run against a server with a key, as a shell would
 // give its words to curl.
 func TestDocsCurlLines(t *testing.T) {
-	e := newEnv(t, engines()[0], Config{}, fixture())
+	e, _ := monitorEnvOf(t, engines()[0], fixture(), monitor.Options{})
 	key, _ := e.key(t, plenty, 0)
 	_, doc := openAPIValidator(t)
 	n := 0
