@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/world"
 )
 
 // testRemovals checks Batch.Unlikes, ListRemovals, ListUnsubscribes and
 // CommunityLeaves: the pairs go in the batch's transaction, a pair not
 // stored is no error, no count moves, and a pair removed and added in one
-// batch ends added.
+// batch ends added; the world's Related and MaxUserID read what is left.
 func testRemovals(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := ctxFor(t)
@@ -72,6 +73,21 @@ func testRemovals(t *testing.T, open Opener) {
 	p, err := s.Post(ctx, 100)
 	if err != nil || p.FavoriteCount != 2 {
 		t.Errorf("post 100 favorites %d, %v; want 2 (as written: removals move no count)", p.FavoriteCount, err)
+	}
+	w := s.World()
+	if max, err := w.MaxUserID(ctx); err != nil || max != 3 {
+		t.Errorf("MaxUserID = %d, %v; want 3", max, err)
+	}
+	for _, c := range []struct {
+		r    world.Relation
+		a, b int64
+		want bool
+	}{{world.Like, 100, 3, true}, {world.Like, 100, 2, false}, {world.ListMember, 7, 2, true}, {world.ListMember, 7, 3, false},
+		{world.ListSubscriber, 7, 3, true}, {world.ListSubscriber, 7, 2, false}, {world.CommunityMember, 9, 3, true},
+		{world.CommunityMember, 9, 2, false}, {world.Follow, 1, 2, false}, {world.Repost, 100, 2, false}} {
+		if got, err := w.Related(ctx, c.r, c.a, c.b); err != nil || got != c.want {
+			t.Errorf("Related(%d, %d, %d) = %v, %v; want %v", c.r, c.a, c.b, got, err, c.want)
+		}
 	}
 	l, err := s.List(ctx, 7)
 	if err != nil || l.MemberCount != 2 || l.SubscriberCount != 2 {
