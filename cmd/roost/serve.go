@@ -20,6 +20,7 @@ import (
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/world/edit"
 	"github.com/roostapi/roost/internal/world/fixture"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
@@ -413,7 +414,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	servers := []*http.Server{newHTTPServer(h)}
 	listeners := []net.Listener{ln}
 	if adminLn != nil {
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s}, token, e.log)))
+		// The world control writes as the living world does, and renders as
+		// the public API (and the monitors) do.
+		world := &admin.World{Editor: edit.New(s.World(), s), Render: httpapi.NewRenderer(s)}
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world}, token, e.log)))
 		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {
