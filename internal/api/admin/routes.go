@@ -73,14 +73,14 @@ func Document() *openapi.Document {
 	doc := &openapi.Document{
 		OpenAPI: "3.1.0",
 		Info: openapi.Info{Title: "roost admin API", Version: "1", Description: "Keys, credit, rate limits, " +
-			"ledgers and usage of a roost server, on its own listener (--admin-addr). Every request needs " +
+			"ledgers and usage of a roost server, and its world control (/admin/world: docs/testing.md), on its own listener (--admin-addr). Every request needs " +
 			"`Authorization: Bearer` with the admin token (ROOST_ADMIN_TOKEN or --admin-token-file)."},
 		Paths: map[string]map[string]*openapi.Operation{},
 		Components: openapi.Components{Schemas: sc.Components(), Responses: map[string]*openapi.Response{},
 			SecuritySchemes: map[string]openapi.SecurityScheme{"admin": {Type: "http", Scheme: "bearer"}}},
 	}
 	errorAbout := map[int]string{400: "the body is not a JSON object of this endpoint", 401: "Admin token required",
-		404: "Key not found, or an unknown path", 409: "a concurrent change: try again",
+		404: "Key, user or post not found, or an unknown path", 409: "a concurrent change: try again",
 		422: "a value is refused (the message names it)", 500: "Internal error (the cause is in the log)"}
 	for code, about := range errorAbout {
 		doc.Components.Responses["Error"+strconv.Itoa(code)] = &openapi.Response{Description: about, Content: openapi.JSON(errRef)}

@@ -110,6 +110,10 @@ func TestWorldAPI(t *testing.T) {
 			}
 			e.do("PATCH", "/admin/world/users/999", `{"name": "x"}`, 404)
 			e.do("POST", "/admin/world/users", `{"screen_name": "bob"}`, 422)
+			if u := e.do("POST", "/admin/world/users", `{"id": "5000", "screen_name": "erin"}`, 201); u["id_str"] != "5000" {
+				t.Errorf("created with an id: %v", u)
+			}
+			e.do("POST", "/admin/world/users", `{"id_str": "5000", "screen_name": "erin2"}`, 422)
 
 			// Posts: create, reply, change.
 			p := e.do("POST", "/admin/world/posts", `{"author": "alice", "full_text": "fresh #news for @bob"}`, 201)

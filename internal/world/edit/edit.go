@@ -9,6 +9,7 @@ package edit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -54,17 +55,28 @@ func (e *Editor) compile(ctx context.Context, doc *fixture.Document) (*social.Ba
 }
 
 // CreateUser makes a user from a body of the fixture's user fields
-// (tree, decoded JSON) and returns it as stored.
+// (tree, decoded JSON) and returns it as stored: with the id it gives
+// (none of a full profile stored), else the next after the highest.
 func (e *Editor) CreateUser(ctx context.Context, tree any) (social.User, error) {
 	var u fixture.User
 	if err := fixture.Decode("", tree, &u, e.now()); err != nil {
 		return social.User{}, err
 	}
-	if u.ID != "" || u.IDStr != "" {
-		return social.User{}, fmt.Errorf("id: a new user's id is the next after the highest stored; PATCH changes a user: %w", social.ErrInvalid)
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	id, _ := u.ID.ID()
+	if id == 0 {
+		id, _ = u.IDStr.ID()
+	}
+	if id != 0 {
+		_, err := e.user(ctx, id)
+		if err == nil {
+			return social.User{}, fmt.Errorf("id: user %d exists (PATCH /admin/world/users/%d changes it): %w", id, id, social.ErrInvalid)
+		}
+		if !errors.Is(err, social.ErrNotFound) {
+			return social.User{}, err
+		}
+	}
 	b, _, err := e.compile(ctx, &fixture.Document{Users: []fixture.User{u}})
 	if err != nil {
 		return social.User{}, err
