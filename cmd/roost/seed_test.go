@@ -68,7 +68,8 @@ func TestSeed(t *testing.T) {
 // does; a database that holds data is refused.
 func TestServeFixtures(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
-	base, outb, errb := serveOut(t, "--db", db, "--fixtures", worldFixture)
+	t.Setenv("ROOST_ADMIN_TOKEN", "test-admin-token-42-abcdef")
+	base, outb, errb := serveOut(t, "--db", db, "--fixtures", worldFixture, "--admin-addr", "127.0.0.1:0", "--live", "20/s")
 	key := regexp.MustCompile(`export KEY=(roost_\w+)`).FindStringSubmatch(outb.String())
 	if key == nil || !strings.Contains(errb.String(), "seeded 3 users") || strings.Contains(errb.String(), "demo network") {
 		t.Fatalf("stdout: %s\nstderr: %s", outb.String(), errb.String())
@@ -80,7 +81,30 @@ func TestServeFixtures(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `"screen_name":"alice"`) {
 		t.Errorf("alice: %d %s", code, body)
 	}
-	code, _, errs := roost(t, "serve", "--addr", "127.0.0.1:0", "--db", db, "--fixtures", worldFixture)
+	// The world control, beside the living world: a post made through it
+	// is on its author's timeline at once.
+	adminBase := regexp.MustCompile(`admin API on (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(errb.String())
+	if adminBase == nil {
+		t.Fatalf("no admin listener:\n%s", errb.String())
+	}
+	req, _ := http.NewRequest("POST", adminBase[1]+"/admin/world/posts", strings.NewReader(`{"author":"alice","full_text":"made by hand"}`))
+	req.Header.Set("Authorization", "Bearer test-admin-token-42-abcdef")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		IDStr string `json:"id_str"`
+	}
+	json.NewDecoder(resp.Body).Decode(&made) //nolint:errcheck // checked below
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || made.IDStr == "" {
+		t.Fatalf("POST /admin/world/posts: %d %+v", resp.StatusCode, made)
+	}
+	if code, body := get(t, base+"/social/user/1/tweets", key[1]); code != http.StatusOK || !strings.Contains(body, made.IDStr) {
+		t.Errorf("alice's timeline: %d %.500s", code, body)
+	}
+	code, _, errs := roost(t, "serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--db", db, "--fixtures", worldFixture)
 	if code != 1 || !strings.Contains(errs, "--fixtures fills an empty database") {
 		t.Errorf("a second serve --fixtures: %d %s", code, errs)
 	}
