@@ -31,8 +31,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	rounds := fs.Int("rounds", 2, "with --http: runs of each server per page kind (the best is reported); "+
 		"with --live: rounds of a quiet and a live run, alternating which goes first")
 	liveRate := fs.String("live", "", "compare pages without and with the living world writing at most RATE events "+
-		"(N/s, N/m or N/h, e.g. 200/s) and the monitor service delivering webhooks; prints the p99 of each page kind in both, "+
-		"their ratio, the events/s achieved, the time from commit to webhook POST, the paid pages' wait for their debits and "+
+		"(N/s, N/m or N/h, e.g. 200/s), the admin world control making 10 posts a second beside it, and the monitor service "+
+		"delivering webhooks; prints the p99 of each page kind in both, "+
+		"their ratio, the events/s achieved, the time from commit to webhook POST (the world control's posts apart too), the paid pages' wait for their debits and "+
 		"the living world's write times (see below)")
 	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
 	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+

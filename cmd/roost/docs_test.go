@@ -247,10 +247,10 @@ func shellWords(text string, synopsis bool) ([]string, error) {
 }
 
 // positionals says what a command takes besides flags: nothing, files
-// after the flags (import), WHAT ARG between flags (harvest), or a query
+// after the flags (import, seed), WHAT ARG between flags (harvest), or a query
 // among the flags (the research commands).
 var positionals = map[string]string{
-	"import": "files", "harvest": "what-arg",
+	"import": "files", "seed": "files", "harvest": "what-arg",
 	"counts": "query", "top": "query", "export": "query", "network": "query",
 }
 

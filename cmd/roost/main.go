@@ -58,6 +58,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the API (fills an empty database with the demo network first)", cmdServe},
 		{"gen", "write a deterministic synthetic network into a database", cmdGen},
+		{"seed", "write fixtures (a world written by hand in JSON or YAML) into a database", cmdSeed},
 		{"live", "make events of the living world (posts, likes, follows…) without a server", cmdLive},
 		{"import", "import tweet archives (v1.1, v2, GraphQL, data exports, API pages)", cmdImport},
 		{"keys", "create, list, top up, limit, make faulty (sandbox) and revoke API keys", cmdKeys},

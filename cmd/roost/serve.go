@@ -20,6 +20,8 @@ import (
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/world/edit"
+	"github.com/roostapi/roost/internal/world/fixture"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
 )
@@ -54,6 +56,7 @@ type serveConfig struct {
 	printConfig    bool
 	live           string
 	liveEvery      time.Duration
+	fixtures       listValue
 	gw             *gatewayFlags
 	hooks          webhookFlags
 }
@@ -121,6 +124,8 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 		"wait after a failed delivery, doubled per failure up to 10m, with jitter")
 	fs.StringVar(&c.config, "config", "", "YAML file of settings named as these flags (or ROOST_CONFIG)")
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
+	fs.Var(&c.fixtures, "fixtures", "fill an empty database with these fixture files (comma-separated or repeated; "+
+		"docs/testing.md) instead of the demo network, and make the demo key (unless --demo=false)")
 	fs.StringVar(&c.live, "live", "", "keep the network moving while serving: at most RATE events (N/s, N/m or N/h, e.g. 5/s; default off; see roost live --help)")
 	c.gw = addGatewayFlags(fs)
 	usage := fs.Usage
@@ -187,6 +192,9 @@ func loadServe(e *env, args []string) (*serveConfig, *flag.FlagSet, map[string]s
 	}
 	if err := c.gw.validate(); err != nil {
 		return nil, nil, nil, err
+	}
+	if len(c.fixtures) > 0 && *c.gw.url != "" {
+		return nil, nil, nil, usageError("--fixtures fills the local database, but with --upstream the data endpoints answer from upstream: use one or the other")
 	}
 	for _, u := range c.dbRead {
 		if !isPostgres(u) {
@@ -308,6 +316,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		printConfig(e.stdout, fs, src, extra)
 		return nil
 	}
+	// Fixtures are read before anything starts: a bad one stops serve.
+	var fixtures []fixture.File
+	if len(c.fixtures) > 0 {
+		if fixtures, err = fixture.ReadFiles(c.fixtures, fixture.DefaultNow); err != nil {
+			return err
+		}
+	}
 	if c.logFormat == "json" {
 		e.log = slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
@@ -352,6 +367,8 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	var demoKey string
 	var examples *gen.Examples
 	switch {
+	case fixtures != nil:
+		demoKey, examples, err = fillFixtures(ctx, e, s, c.db, fixtures, c.demo)
 	case c.demo && upstream != nil:
 		demoKey, err = demoKeyOnly(ctx, s)
 	case c.demo:
@@ -397,7 +414,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	servers := []*http.Server{newHTTPServer(h)}
 	listeners := []net.Listener{ln}
 	if adminLn != nil {
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s}, token, e.log)))
+		// The world control writes as the living world does, and renders as
+		// the public API (and the monitors) do.
+		world := &admin.World{Editor: edit.New(s.World(), s), Render: httpapi.NewRenderer(s)}
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world}, token, e.log)))
 		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {
@@ -493,6 +513,30 @@ func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, erro
 		return "", nil, err
 	}
 	return key, &sum.Examples, nil
+}
+
+// fillFixtures writes fixtures into a database that holds nothing at
+// all (no users, posts or keys), and makes the demo key unless key is
+// false; a database that holds anything is refused.
+func fillFixtures(ctx context.Context, e *env, s store, db string, files []fixture.File, key bool) (string, *gen.Examples, error) {
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if counts["users"] > 0 || counts["posts"] > 0 || counts["api_keys"] > 0 {
+		return "", nil, fmt.Errorf("--fixtures fills an empty database, and %s holds data already: serve a new one, "+
+			"or add the fixtures to it with roost seed", maskURLs(db))
+	}
+	_, b, err := fixture.Seed(ctx, s.World(), s, files)
+	if err != nil {
+		return "", nil, err
+	}
+	fmt.Fprintln(e.stderr, seeded(b))
+	if !key {
+		return "", nil, nil
+	}
+	k, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
+	return k, fixtureExamples(b), err
 }
 
 // printDemo shows the demo key and ready curl lines on stdout, framed so

@@ -123,6 +123,18 @@ type Batch struct {
 	// the network's, far beyond the stored edges), so a writer that moves
 	// them writes the users too.
 	Unfollows []Follow `json:",omitempty"`
+	// Unlikes, ListRemovals, ListUnsubscribes and CommunityLeaves delete
+	// likes, list members, list subscribers and community members, keyed
+	// by their pair (times and roles are ignored), before the batch's new
+	// relations are written, as Unfollows do; a pair that is not stored is
+	// no error. None moves a count: FavoriteCount, FavouritesCount,
+	// MemberCount and SubscriberCount are their owners' own values, so a
+	// writer that moves them writes the posts, users, lists or
+	// communities too.
+	Unlikes          []Like            `json:",omitempty"`
+	ListRemovals     []ListMember      `json:",omitempty"`
+	ListUnsubscribes []ListSubscriber  `json:",omitempty"`
+	CommunityLeaves  []CommunityMember `json:",omitempty"`
 	// LiveTick, above 0, makes the batch tick LiveTick of the living world
 	// (package live): the tick is recorded as the last one in the same
 	// transaction, and the write fails with ErrConflict, writing nothing,
@@ -134,7 +146,8 @@ type Batch struct {
 func (b *Batch) Len() int {
 	return len(b.Users) + len(b.Posts) + len(b.Follows) + len(b.Reposts) + len(b.Affiliations) +
 		len(b.Highlights) + len(b.Likes) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
-		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces) + len(b.Unfollows)
+		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces) + len(b.Unfollows) +
+		len(b.Unlikes) + len(b.ListRemovals) + len(b.ListUnsubscribes) + len(b.CommunityLeaves)
 }
 
 // WriteStats counts what a Write did with users and posts.

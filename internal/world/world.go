@@ -57,3 +57,27 @@ type Store interface {
 type TickWriter interface {
 	WriteTicks(ctx context.Context, fn func(s Store, write func(*social.Batch) error) error) error
 }
+
+// Relation is a kind of relation between two ids, as a world change
+// checks it (Relations.Related).
+type Relation int
+
+// Relations, each named by its pair in order.
+const (
+	Follow          Relation = iota // follower, followee
+	Like                            // post, user
+	Repost                          // post (the original), user
+	ListMember                      // list, user
+	ListSubscriber                  // list, user
+	CommunityMember                 // community, user
+)
+
+// Relations is what a change of the world made by hand (package fixture,
+// the admin world API) reads besides the network, from what is current.
+type Relations interface {
+	// Related reports whether the pair (a, b) of relation r is stored.
+	Related(ctx context.Context, r Relation, a, b int64) (bool, error)
+	// MaxUserID is the highest id of a stored user, stubs included; 0
+	// when there is none.
+	MaxUserID(ctx context.Context) (int64, error)
+}

@@ -86,16 +86,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // invalid UTF-8: social.CheckText) is named with the input; "" when all
 // can be stored. The body read is put back for the route.
 func textProblem(r *http.Request, rt route) string {
-	for rest := rt.path; ; {
-		_, after, ok := strings.Cut(rest, "{")
-		if !ok {
-			break
-		}
-		name, tail, _ := strings.Cut(after, "}")
+	for _, name := range pathNames(rt.path) {
 		if err := social.CheckText(r.PathValue(name)); err != nil {
 			return name + " " + err.Error()
 		}
-		rest = tail
 	}
 	q, _ := url.ParseQuery(r.URL.RawQuery) // a pair that cannot be decoded is left out, as by r.URL.Query
 	for _, name := range slices.Sorted(maps.Keys(q)) {
@@ -108,10 +102,10 @@ func textProblem(r *http.Request, rt route) string {
 			}
 		}
 	}
-	if rt.request == nil {
+	if rt.request == nil || rt.body == "raw" {
 		return ""
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	data, err := io.ReadAll(io.LimitReader(r.Body, rt.limit()))
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), r.Body))
 	if err != nil {
 		return "" // the route's decoding meets the failure
@@ -124,6 +118,14 @@ func textProblem(r *http.Request, rt route) string {
 		field = "body"
 	}
 	return field + " " + err.Error()
+}
+
+// limit is the most a route reads of a request's body.
+func (rt route) limit() int64 {
+	if rt.maxBody > 0 {
+		return rt.maxBody
+	}
+	return maxBody
 }
 
 // statusRecorder remembers the status of a response for the log.

@@ -19,9 +19,11 @@ type Store interface {
 	social.AccountAdmin
 }
 
-// Service administers the keys of one store.
+// Service administers the keys of one store and, with World, changes
+// its world (nil: the world routes answer 404).
 type Service struct {
 	Store Store
+	World *World
 }
 
 // Bounds of what an operator may ask for.

@@ -31,7 +31,13 @@ type adminTextCase struct {
 func adminTextCases(id int64) []adminTextCase {
 	var out []adminTextCase
 	for _, rt := range routes() {
-		path := func(v string) string { return strings.ReplaceAll(rt.path, "{id}", url.PathEscape(v)) }
+		path := func(v string) string {
+			out := rt.path
+			for _, name := range pathNames(rt.path) {
+				out = strings.ReplaceAll(out, "{"+name+"}", url.PathEscape(v))
+			}
+			return out
+		}
 		body := ""
 		if rt.request != nil {
 			body = "{}"
@@ -39,8 +45,8 @@ func adminTextCases(id int64) []adminTextCase {
 		valid := path(fmt.Sprint(id))
 		for _, v := range hostileText {
 			problem := social.CheckText(v).Error()
-			if strings.Contains(rt.path, "{id}") {
-				out = append(out, adminTextCase{rt.method, path(v), body, "id " + problem})
+			if names := pathNames(rt.path); len(names) > 0 {
+				out = append(out, adminTextCase{rt.method, path(v), body, names[0] + " " + problem})
 			}
 			for _, q := range append(rt.query, queryParam{name: "unknown"}) {
 				out = append(out, adminTextCase{rt.method, valid + "?" + q.name + "=" + url.QueryEscape(v), body, q.name + " " + problem})
@@ -51,8 +57,11 @@ func adminTextCases(id int64) []adminTextCase {
 				continue // JSON reads invalid UTF-8 as U+FFFD
 			}
 			s, _ := json.Marshal(v)
-			for i := range rt.request.NumField() {
-				field, _, _ := strings.Cut(rt.request.Field(i).Tag.Get("json"), ",")
+			for _, f := range reflect.VisibleFields(rt.request) {
+				if f.Anonymous {
+					continue // its fields are the body's
+				}
+				field, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 				out = append(out, adminTextCase{rt.method, valid, fmt.Sprintf(`{%q:%s}`, field, s), field + " " + problem})
 			}
 			k, _ := json.Marshal("a" + v)

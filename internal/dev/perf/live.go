@@ -9,12 +9,15 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/world"
+	"github.com/roostapi/roost/internal/world/edit"
+	"github.com/roostapi/roost/internal/world/fixture"
 	"github.com/roostapi/roost/internal/world/live"
 )
 
@@ -38,7 +41,16 @@ type LiveConfig struct {
 	// and of the living world (required).
 	MonitorStore monitor.Store
 	World        world.Store
+	// ControlEvery is the time between two posts the admin world control
+	// (package edit) makes during a live run, beside the living world,
+	// by authors a user_tweets monitor watches (0: 100 ms; below 0:
+	// none). It needs World to be the store's world (a fixture.Lookup).
+	ControlEvery time.Duration
 }
+
+// ControlPosts is the Latency type of the user_tweets events of the
+// posts the world control made.
+const ControlPosts = "world control's posts"
 
 // searchRefresh is the refresh frequency of the bench's search monitors,
 // in seconds (the smallest the API takes).
@@ -123,7 +135,14 @@ func (r *Rig) CompareLive(ctx context.Context, cfg LiveConfig, progress io.Write
 		return nil, err
 	}
 	fmt.Fprintf(progress, "registered %s\n", monitorMix(rep.Monitors))
-	b.commits = newCommits(r.store)
+	b.commits, b.control = newCommits(r.store), newCommits(r.store)
+	if cfg.ControlEvery == 0 {
+		cfg.ControlEvery = 100 * time.Millisecond
+	}
+	if look, ok := cfg.World.(fixture.Lookup); ok && cfg.ControlEvery > 0 {
+		b.editor = edit.New(look, b.control)
+	}
+	b.cfg = cfg
 	if b.world, err = live.Open(ctx, cfg.World, b.commits.writer(), cfg.Log); err != nil {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
@@ -183,14 +202,19 @@ func (r *Rig) serveAll(classes []Class, per int, seed uint64, into []samples) er
 
 // liveBench is the state of one CompareLive.
 type liveBench struct {
-	rig      *Rig
-	cfg      LiveConfig
-	ms       monitor.Store
-	svc      *monitor.Service
-	rc       *receiver
-	commits  *commits
-	world    *live.World
-	ids      []string // the monitors registered
+	rig     *Rig
+	cfg     LiveConfig
+	ms      monitor.Store
+	svc     *monitor.Service
+	rc      *receiver
+	commits *commits
+	world   *live.World
+	ids     []string // the monitors registered
+	// editor makes posts through the world control (nil: none), written
+	// through control; watched are the users of the user_tweets monitors.
+	editor   *edit.Editor
+	control  *commits
+	watched  []int64
 	rep      *LiveReport
 	progress io.Writer
 }
@@ -228,6 +252,9 @@ func (b *liveBench) register(ctx context.Context, w world.Store) error {
 				return fmt.Errorf("perf: register monitors: %w", err)
 			}
 			b.ids = append(b.ids, m.ID)
+			if c.kind == monitor.UserTweets {
+				b.watched = append(b.watched, u)
+			}
 			made++
 		}
 		b.rep.Monitors[c.kind] = made
@@ -279,12 +306,15 @@ func (b *liveBench) liveRun(ctx context.Context, classes []Class, per int, seed 
 	worldDone := make(chan struct{})
 	before, start := b.commits.written(), time.Now()
 	go func() { defer close(worldDone); b.world.Run(worldCtx, b.cfg.Every) }()
+	controlDone := make(chan error, 1)
+	go func() { controlDone <- b.post(worldCtx, seed) }()
 	err := sleep(ctx, b.cfg.Warmup)
 	if err == nil {
 		err = b.rig.serveAll(classes, per, seed, into)
 	}
 	stopWorld()
 	<-worldDone
+	err = errors.Join(err, <-controlDone)
 	el := time.Since(start)
 	b.rep.Ticks += b.commits.written() - before
 	b.rep.Asked += int64(el / b.cfg.Every)
@@ -293,6 +323,30 @@ func (b *liveBench) liveRun(ctx context.Context, classes []Class, per int, seed 
 		return err
 	}
 	return b.drain(ctx)
+}
+
+// post makes a post through the world control every cfg.ControlEvery
+// until ctx ends, each by the next watched user, as an admin's POST
+// /admin/world/posts does.
+func (b *liveBench) post(ctx context.Context, seed uint64) error {
+	if b.editor == nil || len(b.watched) == 0 {
+		return nil
+	}
+	tk := time.NewTicker(b.cfg.ControlEvery)
+	defer tk.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tk.C:
+		}
+		author := b.watched[i%len(b.watched)]
+		body := map[string]any{"author": strconv.FormatInt(author, 10),
+			"full_text": fmt.Sprintf("made through the world control, %d of run %d", i, seed)}
+		if _, err := b.editor.CreatePost(context.WithoutCancel(ctx), body); err != nil {
+			return fmt.Errorf("perf: world control: %w", err)
+		}
+	}
 }
 
 // drain waits, after a live run, until the service has delivered what the
@@ -362,6 +416,11 @@ func (b *liveBench) latencies() {
 	const users = "user monitors"
 	for _, h := range hooks {
 		at, ok := b.commits.committed(h)
+		control := false
+		if !ok && h.Event == monitor.EventNewTweet {
+			at, ok = b.control.committed(h)
+			control = ok
+		}
 		if !ok || h.At.Before(at) {
 			b.rep.Unmatched++
 			continue
@@ -371,8 +430,11 @@ func (b *liveBench) latencies() {
 		if h.MonitorType != monitor.SearchQuery {
 			by[users] = append(by[users], d)
 		}
+		if control {
+			by[ControlPosts] = append(by[ControlPosts], d)
+		}
 	}
-	for _, t := range []string{monitor.UserTweets, monitor.UserFollowing, monitor.UserProfile, users, monitor.SearchQuery} {
+	for _, t := range []string{monitor.UserTweets, monitor.UserFollowing, monitor.UserProfile, users, ControlPosts, monitor.SearchQuery} {
 		lat := slices.Sorted(slices.Values(by[t]))
 		l := Latency{Type: t, Events: len(lat)}
 		if len(lat) > 0 {

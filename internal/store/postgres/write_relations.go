@@ -192,6 +192,9 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 		}
 		changes.Unfollowed(gone)
 	}
+	if err := sqlstore.DeleteRelations(ctx, txDB{tx}, b); err != nil {
+		return err
+	}
 	for _, j := range jobs {
 		if err := writeRows(ctx, tx, j.spec, j.rows, first); err != nil {
 			return err

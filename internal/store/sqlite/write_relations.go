@@ -12,6 +12,9 @@ func (w *batchWriter) relations(b *social.Batch, changes *sqlstore.PendingChange
 	if err := w.unfollow(b.Unfollows, changes); err != nil {
 		return err
 	}
+	if err := sqlstore.DeleteRelations(w.ctx, sqlDB(w.query), b); err != nil {
+		return fmt.Errorf("sqlite: write: %w", err)
+	}
 	if err := pairs(w, "follows (follower_id, followee_id", b.Follows, func(f social.Follow) []any {
 		return []any{f.FollowerID, f.FolloweeID, sqlstore.Micros(f.CreatedAt)}
 	}); err != nil {
