@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -232,9 +233,13 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	return f, nil
 }
 
-// storeData writes the posts and users of a fetched page. A page whose
-// data cannot be read or written is still served (and logged).
+// storeData writes the posts and users of a fetched page (one profile
+// too). A page whose data cannot be read or written is still served (and
+// logged).
 func (g *Gateway) storeData(ctx context.Context, req httpapi.UpstreamRequest, body []byte) {
+	if req.Route == "user" { // one profile, read as a page of one
+		body = slices.Concat([]byte(`{"users":[`), body, []byte(`]}`))
+	}
 	b, err := importer.DecodePage(body)
 	if err == nil && b != nil && b.Len() > 0 {
 		_, err = g.cfg.Writer.Write(ctx, b)
