@@ -143,7 +143,8 @@ func (g *gatewayFlags) build(s store, e *env, reg *prometheus.Registry) (*gatewa
 	if err != nil {
 		return nil, usageError("--upstream: %v", err)
 	}
-	return gateway.New(gateway.Config{Client: c, Store: s.Gateway(), Writer: s, Price: g.price.micros,
+	gs := s.Gateway()
+	return gateway.New(gateway.Config{Client: c, Store: gs, Writer: s, Reader: gs.Data, Price: g.price.micros,
 		Limits: g.limits, Fresh: g.fresh, HoldExpiry: *g.timeout, CacheMaxAge: *g.maxAge, Log: e.log, Registry: reg}), nil
 }
 
