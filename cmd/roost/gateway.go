@@ -33,7 +33,8 @@ type gatewayFlags struct {
 func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
 	g := &gatewayFlags{price: usdFlag{micros: gateway.DefaultPrice, set: true}, fresh: map[string]time.Duration{}}
 	g.url = fs.String("upstream", "", "gateway mode: answer every data route from a page cache in the database, else from the roost-compatible API at this URL "+
-		"(e.g. the hosted service or another roost), under its key; cursors are upstream's; fetched posts and users are stored; "+
+		"(e.g. the hosted service or another roost), under its key; cursors are upstream's; fetched posts and users are stored, "+
+		"and by-id reads answer from them while fresh, asking upstream once for the rest; "+
 		"your users keep their own keys, balances, rate limits and ledger and pay --price per item as without it; "+
 		"upstream failures (after the client's retries) are 500 and free, upstream's 402 is the shared budget spent, its 404/403/422 are passed on, free; "+
 		"every request is logged with its upstream cost in the upstream_ledger table")
@@ -49,7 +50,7 @@ func addGatewayFlags(fs *flag.FlagSet) *gatewayFlags {
 			}
 			return err
 		})
-	fs.Func("fresh", "how long a cached page is served, by class: CLASS=DURATION,… over the defaults "+freshDefaults()+
+	fs.Func("fresh", "how long a cached page is served, and a stored post (tweet) or user (profile) answers a by-id read, by class: CLASS=DURATION,… over the defaults "+freshDefaults()+
 		" (search: search, search-users; timeline: timelines, mentions, highlights, likes, threads, comments, quotes, list and community posts; "+
 		"tweet: posts, tweets-by-ids; profile: profiles, users-by-*, extended bio; relations: followers, following, members, reposters, likers, checks; "+
 		"lists: a list, a user's lists; spaces)",
@@ -143,7 +144,8 @@ func (g *gatewayFlags) build(s store, e *env, reg *prometheus.Registry) (*gatewa
 	if err != nil {
 		return nil, usageError("--upstream: %v", err)
 	}
-	return gateway.New(gateway.Config{Client: c, Store: s.Gateway(), Writer: s, Price: g.price.micros,
+	gs := s.Gateway()
+	return gateway.New(gateway.Config{Client: c, Store: gs, Writer: s, Reader: gs.Data, Price: g.price.micros,
 		Limits: g.limits, Fresh: g.fresh, HoldExpiry: *g.timeout, CacheMaxAge: *g.maxAge, Log: e.log, Registry: reg}), nil
 }
 

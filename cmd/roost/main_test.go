@@ -388,6 +388,29 @@ func TestServeGateway(t *testing.T) {
 	if gotCode != http.StatusOK || got != want || !strings.Contains(got, `"id_str"`) {
 		t.Fatalf("gateway %d %.200s\nupstream %d %.200s", gotCode, got, wantCode, want)
 	}
+	// The page's posts are held: tweets-by-ids of them costs upstream
+	// nothing and answers as upstream does.
+	var page struct {
+		Tweets []struct {
+			ID string `json:"id_str"`
+		} `json:"tweets"`
+	}
+	if err := json.Unmarshal([]byte(got), &page); err != nil || len(page.Tweets) == 0 {
+		t.Fatalf("search page: %v", err)
+	}
+	ids := make([]string, len(page.Tweets))
+	for i, tw := range page.Tweets {
+		ids[i] = tw.ID
+	}
+	body, _ := json.Marshal(map[string][]string{"ids": ids})
+	_, before := get(t, up+"/user/balance", upKey)
+	held := postJSON(t, gw+"/social/tweets-by-ids", key[1], string(body))
+	if _, after := get(t, up+"/user/balance", upKey); after != before {
+		t.Fatalf("tweets-by-ids of held posts cost upstream: balance %s, then %s", before, after)
+	}
+	if direct := postJSON(t, up+"/social/tweets-by-ids", upKey, string(body)); string(held) != string(direct) {
+		t.Fatalf("held posts:\n%.300s\nupstream:\n%.300s", held, direct)
+	}
 }
 
 func TestServeGatewayNeedsKey(t *testing.T) {

@@ -40,6 +40,8 @@ type upstream struct {
 	calls atomic.Int64
 	// fail, when set, answers a request with its status instead (0: pass).
 	fail atomic.Pointer[func(n int64) int]
+	// body is the body of the last data request that had one.
+	body atomic.Pointer[string]
 }
 
 var (
@@ -88,6 +90,16 @@ func sharedUpstream(t testing.TB) *upstream {
 		u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/user/balance" {
 				n := u.calls.Add(1)
+				if r.Body != nil && r.ContentLength != 0 {
+					b, err := io.ReadAll(r.Body)
+					if err != nil {
+						w.WriteHeader(http.StatusBadRequest)
+						return
+					}
+					body := string(b)
+					u.body.Store(&body)
+					r.Body = io.NopCloser(strings.NewReader(body))
+				}
 				if f := u.fail.Load(); f != nil {
 					if code := (*f)(n); code != 0 {
 						if code == http.StatusTooManyRequests {
@@ -154,7 +166,7 @@ func newFrontKey(t testing.TB, up *upstream, upKey string, st gatewayStore, limi
 	now := testNow
 	f.now.Store(&now)
 	clock := func() time.Time { return *f.now.Load() }
-	f.gw = New(Config{Client: c, Store: st.Gateway(), Writer: st, Limits: limits, Now: clock, Registry: f.reg,
+	f.gw = New(Config{Client: c, Store: st.Gateway(), Writer: st, Reader: st.Gateway().Data, Limits: limits, Now: clock, Registry: f.reg,
 		Log: slog.New(slog.NewTextHandler(&f.logs, &slog.HandlerOptions{Level: slog.LevelError}))})
 	// One key sends up to 50 requests at once (TestOneUpstreamCall).
 	f.h = httpapi.New(httpapi.Config{RateLimit: -1, MaxPerKey: -1, Now: clock, Upstream: f.gw, Registry: f.reg}, st, nil, nil)

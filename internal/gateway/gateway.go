@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,10 +37,14 @@ type Config struct {
 	// Client calls upstream (its retries apply; its own budget should be
 	// unset: the shared budget is Limits).
 	Client *client.Client
-	// Store keeps the page cache, the upstream ledger and the budget.
+	// Store keeps the page cache, the upstream ledger, the budget and
+	// when each post and user was fetched.
 	Store Store
-	// Writer stores the posts and users of fetched pages.
+	// Writer stores the posts and users of fetched pages; Reader reads
+	// them back where Writer's writes are seen at once (by-id reads are
+	// answered from those fetched lately: held.go).
 	Writer social.Writer
+	Reader Entities
 	// Price is upstream's price per item in micro-USD (0: DefaultPrice).
 	Price int64
 	// Limits are the shared upstream budgets (none: unlimited).
@@ -114,10 +119,10 @@ type fetched struct {
 	cost   int64  // what upstream billed
 }
 
-// Fetch answers one request from the cache or upstream, and records it in
-// the upstream ledger.
+// Fetch answers one request from the cache or upstream (a by-id read
+// from the stored posts and users it holds, upstream asked only for the
+// rest: held.go), and records it in the upstream ledger.
 func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byte, int, error) {
-	key := cacheKey(req)
 	entry := ledger.Entry{RequestID: req.RequestID, KeyID: req.KeyID, Endpoint: req.Route,
 		Status: http.StatusOK, At: g.cfg.Now()}
 	defer func() {
@@ -125,8 +130,32 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 			g.cfg.Log.ErrorContext(ctx, "upstream ledger", "request_id", req.RequestID, "err", err)
 		}
 	}()
+	var body []byte
+	var items int
+	var err error
+	if r, ok := byIDRoutes[req.Route]; ok {
+		body, items, err = g.byID(ctx, req, r, &entry)
+	} else {
+		body, items, err = g.page(ctx, req, &entry)
+	}
+	if err != nil {
+		var an *httpapi.Answer
+		if errors.As(err, &an) {
+			entry.Status = an.Status
+		} else {
+			entry.Status = http.StatusInternalServerError
+		}
+		return nil, 0, err
+	}
+	return body, items, nil
+}
+
+// page answers req from the page cache, else upstream (one call for
+// identical requests in flight), and notes in entry whether it was a hit
+// and what this request's call cost.
+func (g *Gateway) page(ctx context.Context, req httpapi.UpstreamRequest, entry *ledger.Entry) ([]byte, int, error) {
+	key := cacheKey(req)
 	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
-		entry.Status = http.StatusInternalServerError
 		return nil, 0, err
 	} else if ok {
 		entry.CacheHit = true
@@ -143,14 +172,7 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 		entry.Micros = f.cost
 	}
 	if err != nil {
-		err = answer(req.Route, err)
-		var an *httpapi.Answer
-		if errors.As(err, &an) {
-			entry.Status = an.Status
-		} else {
-			entry.Status = http.StatusInternalServerError
-		}
-		return nil, 0, err
+		return nil, 0, answer(req.Route, err)
 	}
 	return f.page.Body, f.page.Items, nil
 }
@@ -228,16 +250,22 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	} else {
 		g.memory.put(key, f.page)
 	}
-	g.storeData(ctx, req, body)
+	g.storeData(ctx, req, body, now)
 	return f, nil
 }
 
-// storeData writes the posts and users of a fetched page. A page whose
-// data cannot be read or written is still served (and logged).
-func (g *Gateway) storeData(ctx context.Context, req httpapi.UpstreamRequest, body []byte) {
+// storeData writes the posts and users of a page fetched at at (one
+// profile too), then marks them fetched (held.go). A page whose data
+// cannot be read or written is still served (and logged).
+func (g *Gateway) storeData(ctx context.Context, req httpapi.UpstreamRequest, body []byte, at time.Time) {
+	if req.Route == "user" { // one profile, read as a page of one
+		body = slices.Concat([]byte(`{"users":[`), body, []byte(`]}`))
+	}
 	b, err := importer.DecodePage(body)
 	if err == nil && b != nil && b.Len() > 0 {
-		_, err = g.cfg.Writer.Write(ctx, b)
+		if _, err = g.cfg.Writer.Write(ctx, b); err == nil {
+			err = g.cfg.Store.MarkFetched(ctx, fetchedMarks(req.Route, body, b, at))
+		}
 	}
 	if err != nil {
 		g.cfg.Log.WarnContext(ctx, "store the data of an upstream page", "request_id", req.RequestID,
@@ -277,7 +305,8 @@ func cacheKey(req httpapi.UpstreamRequest) string {
 }
 
 // Maintain releases the budget reservations of calls a crash cut short
-// (older than HoldExpiry) and deletes cached pages older than
+// (older than HoldExpiry), and deletes the fetched marks older than the
+// tweet and profile freshness and the cached pages older than
 // CacheMaxAge. roost serve runs it at start-up; fetching upstream runs it
 // again at most once a minute.
 func (g *Gateway) Maintain(ctx context.Context) error {
@@ -290,6 +319,10 @@ func (g *Gateway) Maintain(ctx context.Context) error {
 	if calls > 0 {
 		g.cfg.Log.WarnContext(ctx, "released the upstream budget reservations of calls cut short", "calls", calls,
 			"micro_usd", micros, "older_than", g.cfg.HoldExpiry)
+	}
+	// A mark older than both freshnesses answers nothing.
+	if _, err := g.cfg.Store.PruneFetched(ctx, now.Add(-max(g.fresh[ClassTweet], g.fresh[ClassProfile]))); err != nil {
+		return err
 	}
 	if g.cfg.CacheMaxAge <= 0 {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,5 +239,22 @@ func TestValidation(t *testing.T) {
 	}
 	if b := balance(t, f.store, id); b != 1_000_000 {
 		t.Fatalf("balance %d", b)
+	}
+}
+
+// TestProfileStored: a profile fetched alone (GET /user/{id}) is stored,
+// as the users of every other page are.
+func TestProfileStored(t *testing.T) {
+	up := sharedUpstream(t)
+	f := newFront(t, up, openSQLite(t, filepath.Join(t.TempDir(), "gw.db")))
+	defer f.store.Close()
+	key, _ := newKey(f.store, 1_000_000)
+	id := up.sum.Examples.UserID
+	if code, body := get(f.h, key, "/social/user/"+strconv.FormatInt(id, 10)); code != http.StatusOK {
+		t.Fatalf("%d %s", code, body)
+	}
+	u, err := f.store.User(context.Background(), id)
+	if err != nil || u.ScreenName != up.sum.Examples.Username || u.Stub {
+		t.Fatalf("the fetched profile is not stored: %+v %v", u, err)
 	}
 }

@@ -101,7 +101,8 @@ func TestPruneSQLite(t *testing.T) {
 func TestPrunePostgres(t *testing.T) { testPrune(t, engines.Postgres(t)) }
 
 // testPrune: Maintain deletes the cached pages older than CacheMaxAge and
-// keeps the others; with no maximum age nothing is deleted.
+// keeps the others; with no maximum age nothing is deleted. Fetched marks
+// older than the tweet and profile freshness (an hour) are deleted.
 func testPrune(t *testing.T, st gatewayStore) {
 	ctx := context.Background()
 	up := sharedUpstream(t)
@@ -128,10 +129,17 @@ func testPrune(t *testing.T, st gatewayStore) {
 		}
 		return out
 	}
+	half := testNow.Add(30 * time.Minute)
+	if fetchedRows(t, st, testNow) == 0 || fetchedRows(t, st, half) == 0 {
+		t.Fatal("the fetched pages' posts and users are not marked")
+	}
 	now := testNow.Add(61 * time.Minute)
 	f.now.Store(&now)
 	if err := f.gw.Maintain(ctx); err != nil || len(routes()) != 2 {
 		t.Fatalf("without a maximum age: %v %v", routes(), err)
+	}
+	if old, young := fetchedRows(t, st, testNow), fetchedRows(t, st, half); old != 0 || young == 0 {
+		t.Fatalf("fetched marks after Maintain: %d older than an hour, %d younger", old, young)
 	}
 	f.gw.cfg.CacheMaxAge = time.Hour
 	if err := f.gw.Maintain(ctx); err != nil {

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/gateway/ledger"
+	"github.com/roostapi/roost/internal/social"
 )
 
-// Store keeps the gateway's page cache, upstream ledger and budgets in the
-// database, shared by every replica.
+// Store keeps the gateway's page cache, upstream ledger, budgets and
+// fetched marks in the database, shared by every replica.
 type Store interface {
 	// Page returns the cached page under key; found is false when none is.
 	Page(ctx context.Context, key string) (p ledger.Page, found bool, err error)
@@ -30,4 +31,21 @@ type Store interface {
 	// ReclaimHolds releases every reservation taken before before (calls
 	// a crash cut short) and returns how many calls' and how much.
 	ReclaimHolds(ctx context.Context, before time.Time) (calls int, micros int64, err error)
+	// MarkFetched records when posts and users were stored from upstream
+	// and what their page carried of them, replacing earlier marks.
+	MarkFetched(ctx context.Context, marks []ledger.Fetched) error
+	// Fetched returns the marks of the posts (ledger.KindPost) or users
+	// (ledger.KindUser) among ids, by id.
+	Fetched(ctx context.Context, kind string, ids []int64) (map[int64]ledger.Fetched, error)
+	// PruneFetched deletes the marks older than before and returns how
+	// many.
+	PruneFetched(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Entities reads stored posts and users by id or screen name (the reads
+// social.Reader has for them): where the gateway's writes are seen at
+// once.
+type Entities interface {
+	social.EntityReader
+	UsersByScreenNames(ctx context.Context, names []string) ([]social.User, error)
 }

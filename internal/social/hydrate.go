@@ -17,20 +17,27 @@ type PostView struct {
 	Pinned bool
 }
 
-// maxNesting is how deep quoted and reposted posts are resolved.
-const maxNesting = 2
+// MaxNesting is how deep quoted and reposted posts are resolved: a view
+// at this depth has neither.
+const MaxNesting = 2
+
+// EntityReader is what Hydrate reads: posts and users by id.
+type EntityReader interface {
+	Posts(ctx context.Context, ids []int64) ([]Post, error)
+	UsersByIDs(ctx context.Context, ids []int64) ([]User, error)
+}
 
 // Hydrate turns bare posts into views with a few batched reads: the posts
 // they reference, then every author at once. A referenced post that is not
 // stored is left nil; an author that is not stored is served as a bare user
 // with only its id (writers store a stub for every author, so this is rare).
-func Hydrate(ctx context.Context, r Reader, posts []Post) ([]PostView, error) {
+func Hydrate(ctx context.Context, r EntityReader, posts []Post) ([]PostView, error) {
 	known := make(map[int64]*Post, len(posts))
 	for i := range posts {
 		known[posts[i].ID] = &posts[i]
 	}
 	level := posts
-	for depth := 0; depth < maxNesting && len(level) > 0; depth++ {
+	for depth := 0; depth < MaxNesting && len(level) > 0; depth++ {
 		var want []int64
 		for i := range level {
 			for _, id := range [2]int64{level[i].QuotedID, level[i].RepostOfID} {
@@ -74,7 +81,7 @@ func Hydrate(ctx context.Context, r Reader, posts []Post) ([]PostView, error) {
 			a = User{ID: p.AuthorID, Stub: true}
 		}
 		v := PostView{Post: *p, Author: a, Pinned: a.PinnedPostID == p.ID}
-		if depth < maxNesting {
+		if depth < MaxNesting {
 			if q := known[p.QuotedID]; p.QuotedID != 0 && q != nil {
 				qv := view(q, depth+1)
 				v.Quoted = &qv

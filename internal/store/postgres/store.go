@@ -166,7 +166,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Gateway is the storage of the gateway (roost serve --upstream).
 func (s *Store) Gateway() sqlstore.Gateway {
 	db := pgDB{pool: s.pool, numbered: &sync.Map{}}
-	return sqlstore.Gateway{Read: db, Write: db}
+	return sqlstore.Gateway{Read: db, Write: db, Data: s.primary}
 }
 
 // World is the living world's storage; its reads go to the primary.

@@ -272,7 +272,7 @@ func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 // upstream ledger and budget through the billing file's.
 func (s *Store) Gateway() sqlstore.Gateway {
 	return sqlstore.Gateway{Read: sqlDB(s.query), Write: sqlDB(s.bill.QueryContext),
-		Pages: sqlDB(s.write.QueryContext), Later: s.holdUpstream, Flush: s.flushUpstream}
+		Pages: sqlDB(s.write.QueryContext), Data: s.Reader, Later: s.holdUpstream, Flush: s.flushUpstream}
 }
 
 // World is the living world's storage; its writes go through the one

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,13 +14,17 @@ import (
 
 // Gateway is the gateway's storage (roost serve --upstream), a
 // gateway.Store: the page cache, the upstream ledger and the shared
-// upstream budget, on tables of migration 0020. Read runs queries that
-// only read, Write the others.
+// upstream budget, on tables of migration 0020, and when each post and
+// user was fetched (gateway_fetched). Read runs queries that only read,
+// Write the others.
 type Gateway struct {
 	// Read reads; Write writes the upstream ledger and budget; Pages
-	// writes the page cache (Write when nil: SQLite keeps the ledger in a
-	// file of its own).
+	// writes the page cache and gateway_fetched (Write when nil: SQLite
+	// keeps the ledger in a file of its own).
 	Read, Write, Pages DB
+	// Data reads the stored posts and users where the gateway's writes
+	// are seen at once (PostgreSQL: the primary, not a replica).
+	Data Reader
 	// Later, when set, takes the ledger row of a cache hit (no upstream
 	// cost) to write in the engine's next write transaction — the debit of
 	// the request it answers — rather than in a commit of its own; false
@@ -313,11 +319,96 @@ func (g Gateway) dropOne(ctx context.Context, hold, period string) error {
 // PrunePages deletes the cached pages fetched before before and returns
 // how many.
 func (g Gateway) PrunePages(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := g.pages().Query(ctx, `DELETE FROM gateway_pages WHERE fetched_at < ? RETURNING 1`, []any{before.UnixMicro()},
-		func(Rows) error { n++; return nil })
+	n, err := g.prune(ctx, "gateway_pages", before)
 	if err != nil {
 		return 0, fmt.Errorf("prune cached pages: %w", err)
+	}
+	return n, nil
+}
+
+// prune deletes the rows of table (gateway_pages or gateway_fetched)
+// fetched before before and returns how many.
+func (g Gateway) prune(ctx context.Context, table string, before time.Time) (int64, error) {
+	var n int64
+	err := g.pages().Query(ctx, `DELETE FROM `+table+` WHERE fetched_at < ? RETURNING 1`, []any{before.UnixMicro()},
+		func(Rows) error { n++; return nil })
+	return n, err
+}
+
+// fetchedChunk is how many rows one statement of MarkFetched writes.
+const fetchedChunk = 500
+
+// MarkFetched records when posts and users were stored from upstream, one
+// row an entity replacing the one before. Rows are written in (kind, id)
+// order, each once, so that two replicas marking at once never deadlock.
+func (g Gateway) MarkFetched(ctx context.Context, marks []ledger.Fetched) error {
+	type key struct {
+		kind string
+		id   int64
+	}
+	last := make(map[key]int, len(marks))
+	rows := make([]ledger.Fetched, 0, len(marks))
+	for _, m := range marks {
+		k := key{m.Kind, m.ID}
+		if i, ok := last[k]; ok {
+			rows[i] = m // the later mark of one entity wins
+			continue
+		}
+		last[k] = len(rows)
+		rows = append(rows, m)
+	}
+	slices.SortFunc(rows, func(a, b ledger.Fetched) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
+	})
+	for len(rows) > 0 {
+		n := min(len(rows), fetchedChunk)
+		args := make([]any, 0, 5*n)
+		for _, m := range rows[:n] {
+			args = append(args, m.Kind, m.ID, m.At.UnixMicro(), int64(m.Shape), int64(m.Pinned))
+		}
+		rows = rows[n:]
+		err := g.pages().Query(ctx, `INSERT INTO gateway_fetched (kind, id, fetched_at, shape, pinned) VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", n), ",")+`
+			ON CONFLICT (kind, id) DO UPDATE SET fetched_at = excluded.fetched_at, shape = excluded.shape,
+			pinned = excluded.pinned`, args, func(Rows) error { return nil })
+		if err != nil {
+			return fmt.Errorf("mark fetched: %w", err)
+		}
+	}
+	return nil
+}
+
+// Fetched returns the marks of the posts (kind ledger.KindPost) or users
+// (ledger.KindUser) among ids, by id.
+func (g Gateway) Fetched(ctx context.Context, kind string, ids []int64) (map[int64]ledger.Fetched, error) {
+	if kind != ledger.KindPost && kind != ledger.KindUser {
+		return nil, fmt.Errorf("fetched: unknown kind %q", kind)
+	}
+	// kind is one of the two constants: it is written into the text, so
+	// that in() can chunk the ids.
+	rows, err := in(ctx, g.Read, `SELECT id, fetched_at, shape, pinned FROM gateway_fetched WHERE kind = '`+kind+
+		`' AND id IN (%s)`, anys(ids), func(r Rows) (ledger.Fetched, error) {
+		m := ledger.Fetched{Kind: kind}
+		var at, shape, pinned int64
+		err := r.Scan(&m.ID, &at, &shape, &pinned)
+		m.At, m.Shape, m.Pinned = time.UnixMicro(at), ledger.Shape(shape), ledger.Pinned(pinned)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fetched %ss: %w", kind, err)
+	}
+	out := make(map[int64]ledger.Fetched, len(rows))
+	for _, m := range rows {
+		out[m.ID] = m
+	}
+	return out, nil
+}
+
+// PruneFetched deletes the marks older than before and returns how many.
+func (g Gateway) PruneFetched(ctx context.Context, before time.Time) (int64, error) {
+	n, err := g.prune(ctx, "gateway_fetched", before)
+	if err != nil {
+		return 0, fmt.Errorf("prune fetched marks: %w", err)
 	}
 	return n, nil
 }

@@ -1,0 +1,13 @@
+-- The gateway (roost serve --upstream): when it last stored each post and
+-- user from an upstream page, and what that page's shape carried of it
+-- (ledger.Fetched), so that by-id reads answer from the stored copies
+-- fetched lately and ask upstream only for the rest. Written by the
+-- gateway alone: imports and other writers leave it alone.
+CREATE TABLE gateway_fetched (
+    kind       TEXT    NOT NULL,  -- 'post' or 'user'
+    id         INTEGER NOT NULL,
+    fetched_at INTEGER NOT NULL,  -- unix microseconds
+    shape      INTEGER NOT NULL,  -- ledger.Shape: 0 part, 1 all but one field, 2 whole
+    pinned     INTEGER NOT NULL,  -- posts' is_pinned (ledger.Pinned): 0 unknown, 1 no, 2 yes
+    PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
