@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/world/gen"
@@ -157,7 +158,7 @@ func benchShapeTimelinePage(b *testing.B, eng engine) {
 	benchShapePosts(b, eng, func(e *env, x gen.Examples) (social.Page[social.Post], error) {
 		return e.store.UserPosts(b.Context(), x.UserID, false, social.PageReq{Limit: pageSize})
 	}, func(next *string, views []social.PostView) any {
-		return tweetsPage[compactPost]{NextCursor: next, Tweets: shapePosts(views, newCompactPost)}
+		return wire.TweetsPage[wire.CompactPost]{NextCursor: next, Tweets: shapePosts(views, newCompactPost)}
 	})
 }
 
@@ -169,7 +170,7 @@ func benchShapeThreadPage(b *testing.B, eng engine) {
 	benchShapePosts(b, eng, func(e *env, x gen.Examples) (social.Page[social.Post], error) {
 		return e.store.Thread(b.Context(), x.ThreadID, social.PageReq{Limit: threadPageSize})
 	}, func(next *string, views []social.PostView) any {
-		return tweetsPage[fullPost]{NextCursor: next, Tweets: shapePosts(views, newFullPost)}
+		return wire.TweetsPage[wire.FullPost]{NextCursor: next, Tweets: fullPosts(views)}
 	})
 }
 
@@ -200,7 +201,7 @@ func benchShapeUsersPage(b *testing.B, eng engine) {
 		b.Fatal(err)
 	}
 	benchShape(b, func(next *string) any {
-		return usersPage[profile]{NextCursor: next, Users: newProfiles(page.Items)}
+		return wire.UsersPage[wire.Profile]{NextCursor: next, Users: newProfiles(page.Items)}
 	})
 }
 

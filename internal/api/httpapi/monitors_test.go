@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
@@ -118,7 +119,7 @@ func mustCreate(t *testing.T, e *env, key, path, body string) string {
 	if w.Code != http.StatusOK {
 		t.Fatalf("POST %s %s: %d %s", path, body, w.Code, w.Body)
 	}
-	return decode[monitorBody](t, w).Data.ID
+	return decode[wire.MonitorBody](t, w).Data.ID
 }
 
 // step runs the service until nothing is left to dispatch or deliver.
@@ -155,7 +156,7 @@ func TestMonitorsDeliver(t *testing.T) {
 		if w.Code != http.StatusOK {
 			t.Fatalf("webhook: %d %s", w.Code, w.Body)
 		}
-		secret := decode[webhookBody](t, w).SigningSecret
+		secret := decode[wire.Webhook](t, w).SigningSecret
 		tweets := mustCreate(t, e, keyA, "/monitors/user-tweets", `{"user_id":"1001"}`)
 		follows := mustCreate(t, e, keyA, "/twitter/monitors/user-following", `{"user_screen_name":"alice"}`)
 		profile := mustCreate(t, e, keyA, "/social/monitors/user-profile", `{"user_id":1001}`)
@@ -169,7 +170,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			}
 		}
 		if w := e.do(call{path: "/monitors?page=1", key: keyA}); w.Code != http.StatusOK ||
-			decode[monitorsBody](t, w).Meta.ItemsCount != 3 {
+			decode[wire.MonitorsPage](t, w).Meta.ItemsCount != 3 {
 			t.Errorf("list: %d %s", w.Code, w.Body)
 		}
 
@@ -259,7 +260,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			}
 		}
 		w = e.do(call{path: "/monitors/" + profile, key: keyA})
-		det := decode[monitorDetailsBody](t, w)
+		det := decode[wire.MonitorDetailsBody](t, w)
 		if det.Data.Events[sqlstore.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
 			t.Errorf("details: %s", w.Body)
 		}
@@ -268,7 +269,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			time.Now().Add(monitor.KeepEvents)); err != nil {
 			t.Fatal(err)
 		}
-		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
+		det = decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
 		if det.Data.Events[sqlstore.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
 			t.Errorf("after pruning: %+v", det.Data)
 		}
@@ -314,7 +315,7 @@ func TestMonitorsRetry(t *testing.T) {
 		if strings.Join(ids, ",") != "2000001,3000001,4000001" {
 			t.Errorf("delivered %v, want the three posts in order", ids)
 		}
-		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
+		det := decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
 		if len(det.Data.Deliveries) != 5 || det.Data.Deliveries[4].Status != 503 || det.Data.Deliveries[2].Attempt != 3 {
 			t.Errorf("delivery log %+v", det.Data.Deliveries)
 		}
@@ -334,7 +335,7 @@ func TestMonitorsRetry(t *testing.T) {
 		for range 5 {
 			waitDeliver(t, svc)
 		}
-		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
+		det = decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
 		if ev := det.Data.Events; ev[sqlstore.EventDead] != 1 || ev[sqlstore.EventDelivered] != 4 || ev[sqlstore.EventPending] != 0 {
 			t.Errorf("events %v, want 1 dead and 4 delivered", ev)
 		}
@@ -378,7 +379,7 @@ func TestMonitorsPause(t *testing.T) {
 		if n := len(rc.all()); n != 0 {
 			t.Fatalf("%d deliveries without balance", n)
 		}
-		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
+		det := decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
 		if det.Data.Status != sqlstore.MonitorPaused || det.Data.Events[sqlstore.EventPending] != 1 {
 			t.Fatalf("after an unpaid event: %+v", det.Data)
 		}
