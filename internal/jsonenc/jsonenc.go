@@ -27,8 +27,29 @@ import (
 // SetEscapeHTML(false) writes it, without the newline.
 func Append(dst []byte, v any) ([]byte, error) { return appendValue(dst, v, false) }
 
-// Marshal returns v as json.Marshal does (<, > and & escaped).
-func Marshal(v any) ([]byte, error) { return appendValue(nil, v, true) }
+// Marshal returns v as json.Marshal does (<, > and & escaped), encoded
+// in a pooled buffer and copied once, as json.Marshal does.
+func Marshal(v any) ([]byte, error) {
+	bp, _ := scratch.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b, err := appendValue((*bp)[:0], v, true)
+	var out []byte
+	if err == nil {
+		out = bytes.Clone(b)
+	}
+	if cap(b) <= maxScratch {
+		*bp = b
+		scratch.Put(bp)
+	}
+	return out, err
+}
+
+// scratch recycles Marshal's buffers, up to maxScratch bytes.
+var scratch sync.Pool
+
+const maxScratch = 1 << 20
 
 func appendValue(dst []byte, v any, html bool) ([]byte, error) {
 	e := state{b: dst, html: html}
