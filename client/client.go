@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
 // DefaultPrefix is the path prefix of the data endpoints on the hosted
@@ -264,10 +266,7 @@ func (c *Client) open(ctx context.Context, req request, body []byte) (*http.Resp
 		return nil, fmt.Errorf("client: %s %s: read: %w", req.method, req.path, err)
 	}
 	ae := &Error{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-Id")}
-	var eb struct {
-		Message string              `json:"message"`
-		Errors  map[string][]string `json:"errors"`
-	}
+	var eb wire.ErrorBody
 	if json.Unmarshal(data, &eb) == nil && eb.Message != "" {
 		ae.Message, ae.Errors = eb.Message, eb.Errors
 	} else {

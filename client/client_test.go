@@ -164,7 +164,7 @@ func TestTimes(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"yesterday"`), &tm); err == nil {
 		t.Error("a bad time parsed")
 	}
-	b, _ := json.Marshal(Time{time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC)})
+	b, _ := json.Marshal(Time{Time: time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC)})
 	if string(b) != `"2024-01-02T03:04:05.000006Z"` {
 		t.Errorf("marshal %s", b)
 	}

@@ -6,32 +6,9 @@ import (
 	"fmt"
 	"iter"
 	"net/url"
-	"strconv"
-	"strings"
+
+	"github.com/roostapi/roost/client/wire"
 )
-
-// Balance is what is left of the key's credit.
-type Balance struct {
-	// USD is the balance as the server wrote it, exactly.
-	USD json.Number `json:"balance_usd"`
-}
-
-// Micros is the balance in micro-USD, exactly.
-func (b Balance) Micros() (int64, error) {
-	whole, frac, _ := strings.Cut(b.USD.String(), ".")
-	if len(frac) > 6 {
-		return 0, fmt.Errorf("client: balance %s has more than six decimals", b.USD)
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("client: balance %s: %w", b.USD, err)
-	}
-	f, _ := strconv.ParseInt((frac + "000000")[:6], 10, 64)
-	if strings.HasPrefix(whole, "-") {
-		f = -f
-	}
-	return w*1_000_000 + f, nil
-}
 
 // Balance is GET /user/balance (free).
 func (c *Client) Balance(ctx context.Context) (Balance, error) {
@@ -122,9 +99,7 @@ func (c *Client) UsersByIDs(ctx context.Context, ids []int64) ([]User, error) {
 }
 
 func (c *Client) users(ctx context.Context, path string, body any, n int) ([]User, error) {
-	var out struct {
-		Users []User `json:"users"`
-	}
+	var out wire.UsersBody
 	err := c.batch(ctx, path, body, n, func(b []byte) (int, error) {
 		err := json.Unmarshal(b, &out)
 		return len(out.Users), err

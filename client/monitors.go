@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net/url"
 	"strconv"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
 // The monitoring endpoints, called at the root as the hosted service's SDK
@@ -27,56 +29,6 @@ const (
 	MonitorPaused = "paused" // the key's balance does not cover an event
 )
 
-// Monitor is a monitor as the server answers it.
-type Monitor struct {
-	ID          string `json:"id"`
-	CreatedAt   Time   `json:"created_at"`
-	MonitorType string `json:"monitor_type"`
-	// WebhookURL is the monitor's own webhook (nil: the key's default).
-	WebhookURL *string `json:"webhook_url"`
-	// Parameters are what the monitor watches: user_id_str,
-	// user_screen_name and user_name for a user monitor, query for a
-	// search.
-	Parameters map[string]string `json:"parameters"`
-	// RefreshFrequency is a search monitor's seconds between runs, in
-	// decimal ("" for the others).
-	RefreshFrequency string `json:"refresh_frequency,omitempty"`
-	Status           string `json:"status"`
-}
-
-// MonitorDetails is a monitor with its events by state (pending,
-// delivered, dead) and its last delivery attempts, newest first.
-type MonitorDetails struct {
-	Monitor
-	Events     map[string]int64 `json:"events"`
-	Deliveries []Delivery       `json:"deliveries"`
-}
-
-// Delivery is one attempt to deliver an event to a webhook.
-type Delivery struct {
-	EventID string `json:"event_id"`
-	Attempt int    `json:"attempt"`
-	// Status is the receiver's HTTP status; 0: no answer.
-	Status     int    `json:"status"`
-	Error      string `json:"error"`
-	DurationMS int64  `json:"duration_ms"`
-	At         Time   `json:"at"`
-}
-
-// MonitorsPage is one page of a key's monitors (GET /monitors).
-type MonitorsPage struct {
-	Data []Monitor    `json:"data"`
-	Meta MonitorsMeta `json:"meta"`
-}
-
-// MonitorsMeta places a page of monitors: the key's monitors in all, the
-// number of pages and this page's number (from 1).
-type MonitorsMeta struct {
-	ItemsCount int `json:"items_count"`
-	LastPage   int `json:"last_page"`
-	Page       int `json:"page"`
-}
-
 // UserMonitorRequest names the user a user monitor watches: by UserID,
 // else by UserScreenName.
 type UserMonitorRequest struct {
@@ -95,19 +47,6 @@ type SearchMonitorRequest struct {
 	WebhookURL *string `json:"webhook_url,omitempty"`
 }
 
-// Webhook answers POST /user/webhook: SigningSecret is roost's, the
-// key's secret for the X-Roost-Signature of its webhooks.
-type Webhook struct {
-	Status        string `json:"status"`
-	Message       string `json:"message"`
-	SigningSecret string `json:"signing_secret"`
-}
-
-// monitorAnswer is the envelope of a monitor.
-type monitorAnswer[T any] struct {
-	Data T `json:"data"`
-}
-
 // monitorCall calls a monitoring endpoint and decodes its answer into out.
 func monitorCall[T any](ctx context.Context, c *Client, req request, out *T) error {
 	return c.call(ctx, req, func(b []byte) (int, error) { return 0, json.Unmarshal(b, out) })
@@ -116,7 +55,7 @@ func monitorCall[T any](ctx context.Context, c *Client, req request, out *T) err
 // createMonitor posts a creation: only a 429 is tried again, so that a
 // lost answer never makes a second monitor.
 func (c *Client) createMonitor(ctx context.Context, path string, body any) (Monitor, error) {
-	var out monitorAnswer[Monitor]
+	var out wire.MonitorBody
 	err := monitorCall(ctx, c, request{method: "POST", path: "/monitors/" + path, body: body, once: true}, &out)
 	return out.Data, err
 }
@@ -191,7 +130,7 @@ func (c *Client) MonitorsAll(ctx context.Context) iter.Seq2[Monitor, error] {
 // Monitor is one of the key's monitors with its events and last delivery
 // attempts; another key's monitor is 404.
 func (c *Client) Monitor(ctx context.Context, monitorID string) (MonitorDetails, error) {
-	var out monitorAnswer[MonitorDetails]
+	var out wire.MonitorDetailsBody
 	err := monitorCall(ctx, c, request{method: "GET", path: "/monitors/" + url.PathEscape(monitorID)}, &out)
 	return out.Data, err
 }
@@ -199,7 +138,7 @@ func (c *Client) Monitor(ctx context.Context, monitorID string) (MonitorDetails,
 // SetMonitorWebhook sets a monitor's own webhook (PATCH
 // /monitors/{id}); nil removes it, so that the key's default applies.
 func (c *Client) SetMonitorWebhook(ctx context.Context, monitorID string, webhookURL *string) (Monitor, error) {
-	var out monitorAnswer[Monitor]
+	var out wire.MonitorBody
 	body := struct {
 		WebhookURL *string `json:"webhook_url"`
 	}{webhookURL}

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"net/url"
 	"strconv"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
 // Page sizes of the endpoints (the most items one page can hold).
@@ -37,23 +39,17 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 	var out Page[T]
 	err := c.call(ctx, request{method: "GET", path: c.prefix + path, query: q, maxItems: int64(size)}, func(b []byte) (int, error) {
 		// One pass over the page: the items decode with the rest.
-		var next *string
-		var items *[]T
-		var err error
-		switch field {
-		case "tweets":
-			next, items, err = decodeEnvelope[T](b, &tweetsEnvelope[T]{})
-		case "users":
-			next, items, err = decodeEnvelope[T](b, &usersEnvelope[T]{})
-		default:
-			next, items, err = decodeEnvelope[T](b, &listsEnvelope[T]{})
-		}
+		next, items, err := decodePage[T](b, field)
 		if err != nil {
 			return 0, err
 		}
 		if items == nil {
 			// Absent, or null (an empty page): only the first is wrong.
-			var env envelope
+			var env struct {
+				Tweets json.RawMessage `json:"tweets"`
+				Users  json.RawMessage `json:"users"`
+				Lists  json.RawMessage `json:"lists"`
+			}
 			if err := json.Unmarshal(b, &env); err != nil {
 				return 0, err
 			}
@@ -61,9 +57,8 @@ func page[T any](ctx context.Context, c *Client, path string, q url.Values, fiel
 			if len(raw) == 0 {
 				return 0, fmt.Errorf("no %q array in the page", field)
 			}
-			items = new([]T)
 		}
-		out.Items = *items
+		out.Items = items
 		if next != nil {
 			out.NextCursor = *next
 		}
@@ -116,32 +111,22 @@ func walk[T any](ctx context.Context, fetch func(ctx context.Context, cursor str
 
 func id(v int64) string { return strconv.FormatInt(v, 10) }
 
-// A page whose items are under one key, decoded as T with the rest.
-type (
-	tweetsEnvelope[T any] struct {
-		NextCursor *string `json:"next_cursor"`
-		Items      *[]T    `json:"tweets"`
-	}
-	usersEnvelope[T any] struct {
-		NextCursor *string `json:"next_cursor"`
-		Items      *[]T    `json:"users"`
-	}
-	listsEnvelope[T any] struct {
-		NextCursor *string `json:"next_cursor"`
-		Items      *[]T    `json:"lists"`
-	}
-)
-
-func (e *tweetsEnvelope[T]) parts() (*string, *[]T) { return e.NextCursor, e.Items }
-func (e *usersEnvelope[T]) parts() (*string, *[]T)  { return e.NextCursor, e.Items }
-func (e *listsEnvelope[T]) parts() (*string, *[]T)  { return e.NextCursor, e.Items }
-
-// decodeEnvelope decodes b into env and returns its cursor and items (nil
+// decodePage decodes a page whose items are in field ("tweets", "users"
+// or "lists", whose items are Lists) and returns its cursor and items (nil
 // when absent or null).
-func decodeEnvelope[T any, E interface{ parts() (*string, *[]T) }](b []byte, env E) (*string, *[]T, error) {
-	if err := json.Unmarshal(b, env); err != nil {
-		return nil, nil, err
+func decodePage[T any](b []byte, field string) (*string, []T, error) {
+	switch field {
+	case "tweets":
+		var p wire.TweetsPage[T]
+		err := json.Unmarshal(b, &p)
+		return p.NextCursor, p.Tweets, err
+	case "users":
+		var p wire.UsersPage[T]
+		err := json.Unmarshal(b, &p)
+		return p.NextCursor, p.Users, err
 	}
-	next, items := env.parts()
-	return next, items, nil
+	var p wire.ListsPage
+	err := json.Unmarshal(b, &p)
+	items, _ := any(p.Lists).([]T)
+	return p.NextCursor, items, err
 }

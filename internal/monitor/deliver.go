@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -48,28 +49,12 @@ func Verify(secret string, body []byte, signature string) bool {
 // EventID is the public id of an outbox event.
 func EventID(id int64) string { return "evt_" + strconv.FormatInt(id, 10) }
 
-// payload is a webhook's body: the hosted API's event, data and meta, and
-// roost's event_id (and, for profile updates, changes).
-type payload struct {
-	Event   string          `json:"event"`
-	EventID string          `json:"event_id"`
-	Data    json.RawMessage `json:"data"`
-	Meta    meta            `json:"meta"`
-	Changes json.RawMessage `json:"changes,omitempty"`
-}
-
-type meta struct {
-	MonitorID      string `json:"monitor_id"`
-	MonitorType    string `json:"monitor_type"`
-	MonitoredIDStr string `json:"monitored_id_str,omitempty"`
-	Query          string `json:"query,omitempty"`
-}
-
-// Body is the webhook body of an outgoing event: the same bytes on every
-// attempt.
+// Body is the webhook body of an outgoing event (wire.Event: the hosted
+// API's event, data and meta, and roost's event_id and, for profile
+// updates, changes): the same bytes on every attempt.
 func Body(o *Outgoing) ([]byte, error) {
-	p := payload{Event: o.Event, EventID: EventID(o.ID), Data: o.Data,
-		Meta: meta{MonitorID: o.Monitor.ID, MonitorType: o.Monitor.Kind}}
+	p := wire.Event{Event: o.Event, EventID: EventID(o.ID), Data: o.Data,
+		Meta: wire.EventMeta{MonitorID: o.Monitor.ID, MonitorType: o.Monitor.Kind}}
 	if o.Monitor.UserID > 0 {
 		p.Meta.MonitoredIDStr = strconv.FormatInt(o.Monitor.UserID, 10)
 	}

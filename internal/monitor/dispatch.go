@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -192,12 +193,6 @@ func snapshotOf(u *social.User) []byte {
 	return b.Bytes()
 }
 
-// fieldChange is one changed field of a profile_update.
-type fieldChange struct {
-	Before string `json:"before"`
-	After  string `json:"after"`
-}
-
 // profileChanges is {"changes": {field: {before, after}}} for the fields
 // that differ between two snapshots, nil when none does.
 func profileChanges(before, after []byte) []byte {
@@ -206,10 +201,10 @@ func profileChanges(before, after []byte) []byte {
 	if err := json.Unmarshal(after, &a); err != nil {
 		return nil
 	}
-	changed := map[string]fieldChange{}
+	changed := map[string]wire.Change{}
 	for k, v := range a {
 		if old := b[k]; old != v {
-			changed[k] = fieldChange{Before: old, After: v}
+			changed[k] = wire.Change{Before: old, After: v}
 		}
 	}
 	if len(changed) == 0 {

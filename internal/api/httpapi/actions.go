@@ -4,32 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
-// The social-action checks answer a yes or no about one pair; each costs
-// one item. The deprecated *_checked_count fields are null, as hosted.
-
-type commentedBody struct {
-	Status      string   `json:"status"`
-	IsCommented bool     `json:"is_commented"`
-	CommentIDs  []string `json:"comment_ids"`
-}
-
-type retweetedBody struct {
-	Status                 string `json:"status"`
-	IsRetweeted            bool   `json:"is_retweeted"`
-	RetweetersCheckedCount *int64 `json:"retweeters_checked_count"`
-	SourceUserID           string `json:"source_user_id"`
-	TargetTweetID          string `json:"target_tweet_id"`
-}
-
-type followingBody struct {
-	Status                string `json:"status"`
-	IsFollowing           bool   `json:"is_following"`
-	FollowersCheckedCount *int64 `json:"followers_checked_count"`
-	SourceUserID          string `json:"source_user_id"`
-	TargetUserID          string `json:"target_user_id"`
-}
+// The social-action checks answer a yes or no about one pair (wire.Commented,
+// wire.Retweeted, wire.Following); each costs one item. The deprecated
+// *_checked_count fields are null, as hosted.
 
 const statusSuccess = "success"
 
@@ -59,7 +40,7 @@ func serveCommentedBy(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, fmt.Errorf("replies of %d to %d: %w", a.id2, a.id, err)
 	}
-	out := commentedBody{Status: statusSuccess, IsCommented: len(ids) > 0, CommentIDs: make([]string, len(ids))}
+	out := wire.Commented{Status: statusSuccess, IsCommented: len(ids) > 0, CommentIDs: make([]string, len(ids))}
 	for i, id := range ids {
 		out.CommentIDs[i] = strconv.FormatInt(id, 10)
 	}
@@ -75,7 +56,7 @@ func serveRetweetedBy(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, fmt.Errorf("repost of %d by %d: %w", a.id, a.id2, err)
 	}
-	return retweetedBody{Status: statusSuccess, IsRetweeted: ok, SourceUserID: strconv.FormatInt(a.id2, 10),
+	return wire.Retweeted{Status: statusSuccess, IsRetweeted: ok, SourceUserID: strconv.FormatInt(a.id2, 10),
 		TargetTweetID: strconv.FormatInt(a.id, 10)}, 1, nil
 }
 
@@ -90,6 +71,6 @@ func serveFollowingCheck(ctx context.Context, s *server, a *args) (any, int, err
 	if err != nil {
 		return nil, 0, fmt.Errorf("follow of %d by %d: %w", a.id2, a.id, err)
 	}
-	return followingBody{Status: statusSuccess, IsFollowing: ok, SourceUserID: strconv.FormatInt(a.id, 10),
+	return wire.Following{Status: statusSuccess, IsFollowing: ok, SourceUserID: strconv.FormatInt(a.id, 10),
 		TargetUserID: strconv.FormatInt(a.id2, 10)}, 1, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -147,7 +148,7 @@ func testErrors(t *testing.T, eng engine) {
 		unauth = `{"status":"error","message":"No valid API key provided"}`
 	)
 	inv := func(msg, param, problem string) string {
-		b, _ := json.Marshal(errorBody{Status: "error", Message: msg, Errors: map[string][]string{param: {problem}}})
+		b, _ := json.Marshal(wire.ErrorBody{Status: "error", Message: msg, Errors: map[string][]string{param: {problem}}})
 		return string(b)
 	}
 	msg := func(m string) string { return `{"status":"error","message":"` + m + `"}` }

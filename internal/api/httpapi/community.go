@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -43,5 +44,5 @@ func serveCommunityMembers(ctx context.Context, s *server, a *args) (any, int, e
 	if err != nil {
 		return nil, 0, fmt.Errorf("members of community %d: %w", a.id, err)
 	}
-	return usersPage[member]{NextCursor: a.next(page.Next), Users: newMembers(page.Items)}, len(page.Items), nil
+	return wire.UsersPage[wire.Member]{NextCursor: a.next(page.Next), Users: newMembers(page.Items)}, len(page.Items), nil
 }

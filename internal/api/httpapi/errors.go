@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -96,13 +97,6 @@ func tooExpensive(timeout time.Duration) *apiError {
 
 func notFound(msg string) *apiError { return &apiError{status: http.StatusNotFound, message: msg} }
 
-// errorBody is the JSON of every error response.
-type errorBody struct {
-	Status  string              `json:"status"`
-	Message string              `json:"message"`
-	Errors  map[string][]string `json:"errors,omitempty"`
-}
-
 // writeError answers err: an *apiError as itself; a failure after the
 // client went away is not answered but logged at info level and counted
 // as StatusClientClosed; social.ErrUnavailable is 503 with Retry-After,
@@ -142,7 +136,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			h.Set("Retry-After", seconds(ae.retryAfter))
 		}
 	}
-	writeJSON(w, ae.status, errorBody{Status: "error", Message: ae.message, Errors: ae.errors})
+	writeJSON(w, ae.status, wire.ErrorBody{Status: "error", Message: ae.message, Errors: ae.errors})
 }
 
 // clientGone reports whether r's client went away: the server cancels a

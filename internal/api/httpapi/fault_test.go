@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/client"
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/fault"
 	"github.com/roostapi/roost/internal/social"
@@ -167,7 +168,7 @@ func testFaultOrder(t *testing.T, eng engine) {
 		{"chaos=1", "chaos: is not a fault"},
 	} {
 		w := e.do(call{path: "/social/tweets/101", key: broke, header: hdr(tc.plan)})
-		got := decode[errorBody](t, w)
+		got := decode[wire.ErrorBody](t, w)
 		if w.Code != http.StatusUnprocessableEntity || got.Message != "Invalid X-Roost-Fault" ||
 			len(got.Errors[fault.Header]) != 1 || !strings.Contains(got.Errors[fault.Header][0], tc.item) {
 			t.Errorf("X-Roost-Fault: %s: %d %+v, want 422 naming %q", tc.plan, w.Code, got, tc.item)

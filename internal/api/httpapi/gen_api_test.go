@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/social"
+	"github.com/roostapi/roost/internal/world/gen"
 )
 
 // TestGeneratedWalks pages every paged endpoint to its end over the
@@ -153,22 +155,65 @@ func benchTimelinePageParallel(b *testing.B, eng engine) {
 func BenchmarkShapeTimelinePage(b *testing.B) { eachEngineB(b, benchShapeTimelinePage) }
 
 func benchShapeTimelinePage(b *testing.B, eng engine) {
+	benchShapePosts(b, eng, func(e *env, x gen.Examples) (social.Page[social.Post], error) {
+		return e.store.UserPosts(b.Context(), x.UserID, false, social.PageReq{Limit: pageSize})
+	}, func(next *string, views []social.PostView) any {
+		return wire.TweetsPage[wire.CompactPost]{NextCursor: next, Tweets: shapePosts(views, newCompactPost)}
+	})
+}
+
+// BenchmarkShapeThreadPage shapes and encodes a page of 30 posts in the
+// full shape, as a thread answers them.
+func BenchmarkShapeThreadPage(b *testing.B) { eachEngineB(b, benchShapeThreadPage) }
+
+func benchShapeThreadPage(b *testing.B, eng engine) {
+	benchShapePosts(b, eng, func(e *env, x gen.Examples) (social.Page[social.Post], error) {
+		return e.store.Thread(b.Context(), x.ThreadID, social.PageReq{Limit: threadPageSize})
+	}, func(next *string, views []social.PostView) any {
+		return wire.TweetsPage[wire.FullPost]{NextCursor: next, Tweets: fullPosts(views)}
+	})
+}
+
+// benchShapePosts times shaping the hydrated posts of the generated
+// network's page that read gives into the page that shape makes.
+func benchShapePosts(b *testing.B, eng engine, read func(*env, gen.Examples) (social.Page[social.Post], error),
+	shape func(next *string, views []social.PostView) any) {
 	e, sum := genEnv(b, eng)
-	ctx := b.Context()
-	page, err := e.store.UserPosts(ctx, sum.Examples.UserID, false, social.PageReq{Limit: pageSize})
+	page, err := read(e, sum.Examples)
 	if err != nil {
 		b.Fatal(err)
 	}
-	views, err := social.Hydrate(ctx, e.store, page.Items)
+	views, err := social.Hydrate(b.Context(), e.store, page.Items)
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchShape(b, func(next *string) any { return shape(next, views) })
+}
+
+// BenchmarkShapeUsersPage shapes and encodes a page of 20 profiles, as
+// the followers of a user answer them.
+func BenchmarkShapeUsersPage(b *testing.B) { eachEngineB(b, benchShapeUsersPage) }
+
+func benchShapeUsersPage(b *testing.B, eng engine) {
+	e, sum := genEnv(b, eng)
+	page, err := e.store.Followers(b.Context(), sum.Examples.UserID, social.PageReq{Limit: pageSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchShape(b, func(next *string) any {
+		return wire.UsersPage[wire.Profile]{NextCursor: next, Users: newProfiles(page.Items)}
+	})
+}
+
+// benchShape times shaping a page (with a next cursor) and encoding it
+// into a pooled buffer, as the handler does.
+func benchShape(b *testing.B, page func(next *string) any) {
 	var pool bufferPool
+	next := "AeIE4gS433Yvu7vqOQ"
 	b.ReportAllocs()
 	for b.Loop() {
 		buf := pool.get()
-		next := "AeIE4gS433Yvu7vqOQ"
-		if err := encodeJSON(buf, tweetsPage[compactPost]{NextCursor: &next, Tweets: shapePosts(views, newCompactPost)}); err != nil {
+		if err := encodeJSON(buf, page(&next)); err != nil {
 			b.Fatal(err)
 		}
 		b.SetBytes(int64(buf.Len()))

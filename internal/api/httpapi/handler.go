@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/fault"
 	"github.com/roostapi/roost/internal/social"
@@ -482,12 +483,8 @@ func (s *server) classify(rt *route, err error) error {
 
 func errorsIsNotFound(err error) bool { return errors.Is(err, social.ErrNotFound) }
 
-// balanceBody is GET /user/balance: the balance in USD, written exactly
+// serveBalance is GET /user/balance: the balance in USD, written exactly
 // from integer micro-USD.
-type balanceBody struct {
-	BalanceUSD json.Number `json:"balance_usd"`
-}
-
 func serveBalance(_ context.Context, _ *server, a *args) (any, int, error) {
-	return balanceBody{BalanceUSD: json.Number(billing.FormatUSD(a.key.Balance))}, 0, nil
+	return wire.Balance{USD: json.Number(billing.FormatUSD(a.key.Balance))}, 0, nil
 }

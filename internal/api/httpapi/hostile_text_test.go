@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -201,7 +202,7 @@ func TestHostileText(t *testing.T) {
 		key, id := e.key(t, plenty, 1<<30)
 		for _, c := range cases {
 			w := e.do(call{method: c.method, path: c.target, key: key, body: c.body})
-			var got errorBody
+			var got wire.ErrorBody
 			json.Unmarshal(w.Body.Bytes(), &got) //nolint:errcheck // checked below
 			want := []string{c.problem}
 			if w.Code != http.StatusUnprocessableEntity || got.Message != "Invalid "+c.param || !slices.Equal(got.Errors[c.param], want) {

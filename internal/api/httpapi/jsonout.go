@@ -2,11 +2,12 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/roostapi/roost/internal/jsonenc"
 )
 
 const contentTypeJSON = "application/json; charset=utf-8"
@@ -31,15 +32,16 @@ func (b *bufferPool) put(buf *bytes.Buffer) {
 	}
 }
 
-// encodeJSON appends v to buf as JSON, without HTML escaping (the API
-// serves JSON, never HTML; `source` holds an anchor tag).
+// encodeJSON appends v to buf as JSON and a newline, as an encoding/json
+// Encoder without HTML escaping writes it (the API serves JSON, never
+// HTML; `source` holds an anchor tag).
 func encodeJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonenc.Append(buf.AvailableBuffer(), v)
+	if err != nil {
 		return fmt.Errorf("encode response: %w", err)
 	}
-	return nil
+	buf.Write(b)
+	return buf.WriteByte('\n')
 }
 
 // writeBody sends an encoded JSON body.

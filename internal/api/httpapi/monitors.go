@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roostapi/roost/client/wire"
+	"github.com/roostapi/roost/internal/jsonenc"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -51,77 +53,13 @@ func monitorRoutes() []*route {
 	}
 }
 
-// monitorObject is a monitor as the hosted API answers it, with roost's
-// status (active, or paused while the key's balance does not cover an
-// event).
-type monitorObject struct {
-	ID               string            `json:"id"`
-	CreatedAt        string            `json:"created_at"`
-	MonitorType      string            `json:"monitor_type"`
-	WebhookURL       *string           `json:"webhook_url"`
-	Parameters       map[string]string `json:"parameters"`
-	RefreshFrequency string            `json:"refresh_frequency,omitempty"`
-	Status           string            `json:"status"`
-}
-
-// monitorBody answers a monitor's creation, change or reading.
-type monitorBody struct {
-	Status string        `json:"status"`
-	Data   monitorObject `json:"data"`
-}
-
-// monitorDetails is GET /monitors/{id}: the monitor, its events by state
-// and its last delivery attempts (newest first).
-type monitorDetails struct {
-	monitorObject
-	Events     map[string]int64 `json:"events"`
-	Deliveries []deliveryEntry  `json:"deliveries"`
-}
-
-type monitorDetailsBody struct {
-	Status string         `json:"status"`
-	Data   monitorDetails `json:"data"`
-}
-
-// deliveryEntry is one delivery attempt.
-type deliveryEntry struct {
-	EventID    string `json:"event_id"`
-	Attempt    int    `json:"attempt"`
-	Status     int    `json:"status"` // the receiver's HTTP status; 0: no answer
-	Error      string `json:"error"`
-	DurationMS int64  `json:"duration_ms"`
-	At         string `json:"at"`
-}
-
-// monitorsBody is GET /monitors: a page of up to 50 monitors.
-type monitorsBody struct {
-	Data []monitorObject `json:"data"`
-	Meta monitorsMeta    `json:"meta"`
-}
-
-type monitorsMeta struct {
-	ItemsCount int `json:"items_count"`
-	LastPage   int `json:"last_page"`
-	Page       int `json:"page"`
-}
-
-// statusBody is {"status": "success"}.
-type statusBody struct {
-	Status string `json:"status"`
-}
-
-// webhookBody answers POST /user/webhook; signing_secret is roost's: the
-// key's secret for the signature header of its webhooks.
-type webhookBody struct {
-	Status        string `json:"status"`
-	Message       string `json:"message"`
-	SigningSecret string `json:"signing_secret"`
-}
-
 const success = "success"
 
-func newMonitorObject(m *monitor.Monitor) monitorObject {
-	o := monitorObject{ID: m.ID, CreatedAt: formatTime(m.CreatedAt), MonitorType: m.Kind, WebhookURL: m.WebhookURL,
+// newMonitor is a monitor as the hosted API answers it, with roost's
+// status (active, or paused while the key's balance does not cover an
+// event).
+func newMonitor(m *monitor.Monitor) wire.Monitor {
+	o := wire.Monitor{ID: m.ID, CreatedAt: wire.Time{Time: m.CreatedAt}, MonitorType: m.Kind, WebhookURL: m.WebhookURL,
 		Parameters: map[string]string{}, Status: m.State}
 	json.Unmarshal(m.Params, &o.Parameters) //nolint:errcheck // stored by this package
 	if m.Kind == monitor.SearchQuery {
@@ -190,7 +128,7 @@ func serveCreate(parse func(a *args) (creator, error)) func(context.Context, *se
 		if err != nil {
 			return nil, 0, monitorAnswer(err)
 		}
-		return monitorBody{Status: success, Data: newMonitorObject(&m)}, 0, nil
+		return wire.MonitorBody{Status: success, Data: newMonitor(&m)}, 0, nil
 	}
 }
 
@@ -272,9 +210,9 @@ func serveMonitors(ctx context.Context, s *server, a *args) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	out := monitorsBody{Data: make([]monitorObject, 0, len(ms)), Meta: monitorsMeta{ItemsCount: total, LastPage: last, Page: a.monitorsPage}}
+	out := wire.MonitorsPage{Data: make([]wire.Monitor, 0, len(ms)), Meta: wire.MonitorsMeta{ItemsCount: total, LastPage: last, Page: a.monitorsPage}}
 	for i := range ms {
-		out.Data = append(out.Data, newMonitorObject(&ms[i]))
+		out.Data = append(out.Data, newMonitor(&ms[i]))
 	}
 	return out, 0, nil
 }
@@ -292,15 +230,15 @@ func serveMonitor(ctx context.Context, s *server, a *args) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	out := monitorDetails{monitorObject: newMonitorObject(&m), Events: map[string]int64{}, Deliveries: []deliveryEntry{}}
+	out := wire.MonitorDetails{Monitor: newMonitor(&m), Events: map[string]int64{}, Deliveries: []wire.Delivery{}}
 	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead} {
 		out.Events[st] = d.Events[st]
 	}
 	for _, at := range d.Attempts {
-		out.Deliveries = append(out.Deliveries, deliveryEntry{EventID: monitor.EventID(at.EventID), Attempt: at.Attempt,
-			Status: at.Status, Error: at.Error, DurationMS: at.Duration.Milliseconds(), At: formatTime(at.At)})
+		out.Deliveries = append(out.Deliveries, wire.Delivery{EventID: monitor.EventID(at.EventID), Attempt: at.Attempt,
+			Status: at.Status, Error: at.Error, DurationMS: at.Duration.Milliseconds(), At: wire.Time{Time: at.At}})
 	}
-	return monitorDetailsBody{Status: success, Data: out}, 0, nil
+	return wire.MonitorDetailsBody{Status: success, Data: out}, 0, nil
 }
 
 func serveMonitorUpdate(ctx context.Context, s *server, a *args) (any, int, error) {
@@ -319,7 +257,7 @@ func serveMonitorUpdate(ctx context.Context, s *server, a *args) (any, int, erro
 	if err != nil {
 		return nil, 0, monitorAnswer(err)
 	}
-	return monitorBody{Status: success, Data: newMonitorObject(&m)}, 0, nil
+	return wire.MonitorBody{Status: success, Data: newMonitor(&m)}, 0, nil
 }
 
 func serveMonitorDelete(ctx context.Context, s *server, a *args) (any, int, error) {
@@ -330,7 +268,7 @@ func serveMonitorDelete(ctx context.Context, s *server, a *args) (any, int, erro
 	if err := svc.Delete(ctx, a.key.ID, a.name); err != nil {
 		return nil, 0, monitorAnswer(err)
 	}
-	return statusBody{Status: success}, 0, nil
+	return wire.StatusBody{Status: success}, 0, nil
 }
 
 func serveUserWebhook(ctx context.Context, s *server, a *args) (any, int, error) {
@@ -349,7 +287,7 @@ func serveUserWebhook(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, monitorAnswer(err)
 	}
-	return webhookBody{Status: success, Message: "Webhook URL updated", SigningSecret: secret}, 0, nil
+	return wire.Webhook{Status: success, Message: "Webhook URL updated", SigningSecret: secret}, 0, nil
 }
 
 // eventRenderer renders monitor events' data as the API's details of a
@@ -374,7 +312,7 @@ func (r eventRenderer) Posts(ctx context.Context, ids []int64) (map[int64][]byte
 		return nil, err
 	}
 	for i := range views {
-		b, err := json.Marshal(newFullPost(&views[i]))
+		b, err := jsonenc.Marshal(newFullPost(&views[i]))
 		if err != nil {
 			return nil, err
 		}
@@ -384,7 +322,7 @@ func (r eventRenderer) Posts(ctx context.Context, ids []int64) (map[int64][]byte
 }
 
 func (r eventRenderer) User(u *social.User) []byte {
-	b, _ := json.Marshal(newProfile(u, true)) // a profile always encodes
+	b, _ := jsonenc.Marshal(newProfile(u, true)) // a profile always encodes
 	return b
 }
 

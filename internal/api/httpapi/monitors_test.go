@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/social"
@@ -124,7 +125,7 @@ func mustCreate(t *testing.T, e *env, key, path, body string) string {
 	if w.Code != http.StatusOK {
 		t.Fatalf("POST %s %s: %d %s", path, body, w.Code, w.Body)
 	}
-	return decode[monitorBody](t, w).Data.ID
+	return decode[wire.MonitorBody](t, w).Data.ID
 }
 
 // step runs the service until nothing is left to dispatch or deliver.
@@ -161,7 +162,7 @@ func TestMonitorsDeliver(t *testing.T) {
 		if w.Code != http.StatusOK {
 			t.Fatalf("webhook: %d %s", w.Code, w.Body)
 		}
-		secret := decode[webhookBody](t, w).SigningSecret
+		secret := decode[wire.Webhook](t, w).SigningSecret
 		tweets := mustCreate(t, e, keyA, "/monitors/user-tweets", `{"user_id":"1001"}`)
 		follows := mustCreate(t, e, keyA, "/twitter/monitors/user-following", `{"user_screen_name":"alice"}`)
 		profile := mustCreate(t, e, keyA, "/social/monitors/user-profile", `{"user_id":1001}`)
@@ -175,7 +176,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			}
 		}
 		if w := e.do(call{path: "/monitors?page=1", key: keyA}); w.Code != http.StatusOK ||
-			decode[monitorsBody](t, w).Meta.ItemsCount != 3 {
+			decode[wire.MonitorsPage](t, w).Meta.ItemsCount != 3 {
 			t.Errorf("list: %d %s", w.Code, w.Body)
 		}
 
@@ -265,7 +266,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			}
 		}
 		w = e.do(call{path: "/monitors/" + profile, key: keyA})
-		det := decode[monitorDetailsBody](t, w)
+		det := decode[wire.MonitorDetailsBody](t, w)
 		if det.Data.Events[monitor.EventDelivered] != 1 || len(det.Data.Deliveries) != 1 || det.Data.Deliveries[0].Status != 200 {
 			t.Errorf("details: %s", w.Body)
 		}
@@ -274,7 +275,7 @@ func TestMonitorsDeliver(t *testing.T) {
 			time.Now().Add(monitor.KeepEvents)); err != nil {
 			t.Fatal(err)
 		}
-		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
+		det = decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + profile, key: keyA}))
 		if det.Data.Events[monitor.EventDelivered] != 0 || len(det.Data.Deliveries) != 1 {
 			t.Errorf("after pruning: %+v", det.Data)
 		}
@@ -320,7 +321,7 @@ func TestMonitorsRetry(t *testing.T) {
 		if strings.Join(ids, ",") != "2000001,3000001,4000001" {
 			t.Errorf("delivered %v, want the three posts in order", ids)
 		}
-		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
+		det := decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
 		if len(det.Data.Deliveries) != 5 || det.Data.Deliveries[4].Status != 503 || det.Data.Deliveries[2].Attempt != 3 {
 			t.Errorf("delivery log %+v", det.Data.Deliveries)
 		}
@@ -340,7 +341,7 @@ func TestMonitorsRetry(t *testing.T) {
 		for range 5 {
 			waitDeliver(t, svc)
 		}
-		det = decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
+		det = decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + id, key: key}))
 		if ev := det.Data.Events; ev[monitor.EventDead] != 1 || ev[monitor.EventDelivered] != 4 || ev[monitor.EventPending] != 0 {
 			t.Errorf("events %v, want 1 dead and 4 delivered", ev)
 		}
@@ -384,7 +385,7 @@ func TestMonitorsPause(t *testing.T) {
 		if n := len(rc.all()); n != 0 {
 			t.Fatalf("%d deliveries without balance", n)
 		}
-		det := decode[monitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
+		det := decode[wire.MonitorDetailsBody](t, e.do(call{path: "/monitors/" + mid, key: key}))
 		if det.Data.Status != monitor.MonitorPaused || det.Data.Events[monitor.EventPending] != 1 {
 			t.Fatalf("after an unpaid event: %+v", det.Data)
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/api/openapi"
 	"github.com/roostapi/roost/internal/fault"
 	"github.com/roostapi/roost/internal/research/export"
@@ -46,58 +47,78 @@ func intp(n int) *int { return openapi.Int(n) }
 // name.
 func responseTypes() map[string]reflect.Type {
 	return map[string]reflect.Type{
-		"user_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
-		"user_tweets_and_replies": reflect.TypeFor[tweetsPage[compactPost]](),
-		"community_tweets":        reflect.TypeFor[tweetsPage[compactPost]](),
-		"tweets_by_ids":           reflect.TypeFor[[]fullPost](),
-		"users_by_usernames":      reflect.TypeFor[usersBody](),
-		"user_lists":              reflect.TypeFor[listsPage](),
-		"list_tweets":             reflect.TypeFor[tweetsPage[compactPost]](),
-		"thread":                  reflect.TypeFor[tweetsPage[fullPost]](),
-		"mentions":                reflect.TypeFor[tweetsPage[compactPost]](),
-		"retweeted_by":            reflect.TypeFor[usersPage[profile]](),
-		"affiliates":              reflect.TypeFor[usersPage[profile]](),
-		"verified_followers":      reflect.TypeFor[usersPage[profile]](),
-		"following":               reflect.TypeFor[usersPage[profile]](),
-		"community_members":       reflect.TypeFor[usersPage[member]](),
-		"list_members":            reflect.TypeFor[usersPage[profile]](),
-		"highlights":              reflect.TypeFor[tweetsPage[highlightPost]](),
-		"search":                  reflect.TypeFor[tweetsPage[compactPost]](),
-		"balance":                 reflect.TypeFor[balanceBody](),
-		"user":                    reflect.TypeFor[profile](),
-		"users_by_ids":            reflect.TypeFor[usersBody](),
-		"extended_bio":            reflect.TypeFor[extendedBio](),
-		"followers":               reflect.TypeFor[usersPage[profile]](),
-		"tweet":                   reflect.TypeFor[fullPost](),
-		"tweet_comments":          reflect.TypeFor[tweetsPage[compactPost]](),
-		"tweet_quotes":            reflect.TypeFor[tweetsPage[compactPost]](),
-		"list":                    reflect.TypeFor[listObject](),
-		"space":                   reflect.TypeFor[spaceBody](),
-		"commented_by":            reflect.TypeFor[commentedBody](),
-		"retweeted_by_user":       reflect.TypeFor[retweetedBody](),
-		"following_user":          reflect.TypeFor[followingBody](),
-		"statuses_show":           reflect.TypeFor[fullPost](),
-		"followers_list":          reflect.TypeFor[usersPage[profile]](),
-		"friends_list":            reflect.TypeFor[usersPage[profile]](),
-		"search_users":            reflect.TypeFor[usersPage[profile]](),
-		"user_likes":              reflect.TypeFor[tweetsPage[compactPost]](),
-		"liking_users":            reflect.TypeFor[usersPage[profile]](),
+		"user_tweets":             reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"user_tweets_and_replies": reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"community_tweets":        reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"tweets_by_ids":           reflect.TypeFor[[]wire.FullPost](),
+		"users_by_usernames":      reflect.TypeFor[wire.UsersBody](),
+		"user_lists":              reflect.TypeFor[wire.ListsPage](),
+		"list_tweets":             reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"thread":                  reflect.TypeFor[wire.TweetsPage[wire.FullPost]](),
+		"mentions":                reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"retweeted_by":            reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"affiliates":              reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"verified_followers":      reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"following":               reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"community_members":       reflect.TypeFor[wire.UsersPage[wire.Member]](),
+		"list_members":            reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"highlights":              reflect.TypeFor[wire.TweetsPage[wire.HighlightPost]](),
+		"search":                  reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"balance":                 reflect.TypeFor[wire.Balance](),
+		"user":                    reflect.TypeFor[wire.Profile](),
+		"users_by_ids":            reflect.TypeFor[wire.UsersBody](),
+		"extended_bio":            reflect.TypeFor[wire.ExtendedBio](),
+		"followers":               reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"tweet":                   reflect.TypeFor[wire.FullPost](),
+		"tweet_comments":          reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"tweet_quotes":            reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"list":                    reflect.TypeFor[wire.List](),
+		"space":                   reflect.TypeFor[wire.Space](),
+		"commented_by":            reflect.TypeFor[wire.Commented](),
+		"retweeted_by_user":       reflect.TypeFor[wire.Retweeted](),
+		"following_user":          reflect.TypeFor[wire.Following](),
+		"statuses_show":           reflect.TypeFor[wire.FullPost](),
+		"followers_list":          reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"friends_list":            reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"search_users":            reflect.TypeFor[wire.UsersPage[wire.Profile]](),
+		"user_likes":              reflect.TypeFor[wire.TweetsPage[wire.CompactPost]](),
+		"liking_users":            reflect.TypeFor[wire.UsersPage[wire.Profile]](),
 		"search_counts":           reflect.TypeFor[export.Counts](),
 		"search_top":              reflect.TypeFor[export.Top](),
 		// The streamed exports answer a file (CSV, JSON lines, GEXF, …),
 		// documented as a string body (see operation).
 		"search_export":           reflect.TypeFor[string](),
 		"search_network":          reflect.TypeFor[string](),
-		"monitor_user_tweets":     reflect.TypeFor[monitorBody](),
-		"monitor_user_following":  reflect.TypeFor[monitorBody](),
-		"monitor_user_profile":    reflect.TypeFor[monitorBody](),
-		"monitor_search_query":    reflect.TypeFor[monitorBody](),
-		"monitor_search_pump_fun": reflect.TypeFor[monitorBody](),
-		"monitors":                reflect.TypeFor[monitorsBody](),
-		"monitor":                 reflect.TypeFor[monitorDetailsBody](),
-		"monitor_update":          reflect.TypeFor[monitorBody](),
-		"monitor_delete":          reflect.TypeFor[statusBody](),
-		"user_webhook":            reflect.TypeFor[webhookBody](),
+		"monitor_user_tweets":     reflect.TypeFor[wire.MonitorBody](),
+		"monitor_user_following":  reflect.TypeFor[wire.MonitorBody](),
+		"monitor_user_profile":    reflect.TypeFor[wire.MonitorBody](),
+		"monitor_search_query":    reflect.TypeFor[wire.MonitorBody](),
+		"monitor_search_pump_fun": reflect.TypeFor[wire.MonitorBody](),
+		"monitors":                reflect.TypeFor[wire.MonitorsPage](),
+		"monitor":                 reflect.TypeFor[wire.MonitorDetailsBody](),
+		"monitor_update":          reflect.TypeFor[wire.MonitorBody](),
+		"monitor_delete":          reflect.TypeFor[wire.StatusBody](),
+		"user_webhook":            reflect.TypeFor[wire.Webhook](),
+	}
+}
+
+// componentNames are the names the document has always given the
+// components of the wire types whose Go names differ.
+func componentNames() map[reflect.Type]string {
+	return map[reflect.Type]string{
+		reflect.TypeFor[wire.Mention]():      "MentionEntity",
+		reflect.TypeFor[wire.URL]():          "UrlEntity",
+		reflect.TypeFor[wire.Tag]():          "TagEntity",
+		reflect.TypeFor[wire.List]():         "ListObject",
+		reflect.TypeFor[wire.Space]():        "SpaceBody",
+		reflect.TypeFor[wire.Commented]():    "CommentedBody",
+		reflect.TypeFor[wire.Retweeted]():    "RetweetedBody",
+		reflect.TypeFor[wire.Following]():    "FollowingBody",
+		reflect.TypeFor[wire.Balance]():      "BalanceBody",
+		reflect.TypeFor[wire.Monitor]():      "MonitorObject",
+		reflect.TypeFor[wire.Delivery]():     "DeliveryEntry",
+		reflect.TypeFor[wire.MonitorsPage](): "MonitorsBody",
+		reflect.TypeFor[wire.Webhook]():      "WebhookBody",
 	}
 }
 
@@ -185,8 +206,11 @@ func headerRefs() map[string]header {
 // buildDocument makes the document of routes.
 func buildDocument(routes []*route, version string) *document {
 	sc := openapi.NewSchemas()
+	for t, name := range componentNames() {
+		sc.Name(t, name)
+	}
 	types, docs := responseTypes(), paramDocs()
-	sc.Of(reflect.TypeFor[errorBody]())
+	sc.Of(reflect.TypeFor[wire.ErrorBody]())
 	doc := &document{
 		OpenAPI: "3.1.0",
 		Info: info{Title: "roost social-data API", Version: version, Description: "Posts, profiles, lists, " +

@@ -4,32 +4,17 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
-
-// Page envelopes (docs/api.md, "Pages and cursors"): next_cursor is always present, null on the
-// last page and on an empty page.
-type tweetsPage[T any] struct {
-	NextCursor *string `json:"next_cursor"`
-	Tweets     []T     `json:"tweets"`
-}
-
-type usersPage[T any] struct {
-	NextCursor *string `json:"next_cursor"`
-	Users      []T     `json:"users"`
-}
-
-type listsPage struct {
-	NextCursor *string      `json:"next_cursor"`
-	Lists      []listObject `json:"lists"`
-}
 
 // req is the store page request for these args.
 func (a *args) req() social.PageReq { return social.PageReq{After: a.after, Limit: a.limit} }
 
-// next is the next_cursor for a page's Next key. When the page counts
-// (a.cursorPages > 0) the cursor carries this page's number, and from
-// page cursorPages on there is none.
+// next is the next_cursor of a page envelope (always present, null on the
+// last page and on an empty page) for a page's Next key. When the page
+// counts (a.cursorPages > 0) the cursor carries this page's number, and
+// from page cursorPages on there is none.
 func (a *args) next(k *social.Key) *string {
 	if k == nil {
 		return nil
@@ -52,7 +37,7 @@ func (s *server) compactPage(ctx context.Context, a *args, posts []social.Post, 
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[compactPost]{NextCursor: a.next(next), Tweets: shapePosts(views, newCompactPost)}, len(views), nil
+	return wire.TweetsPage[wire.CompactPost]{NextCursor: a.next(next), Tweets: shapePosts(views, newCompactPost)}, len(views), nil
 }
 
 // publicUser checks that the user exists (404) and is public (403).

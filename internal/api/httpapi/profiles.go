@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -48,7 +49,7 @@ func serveUsersByIDs(ctx context.Context, s *server, a *args) (any, int, error) 
 	for i := range found {
 		byID[found[i].ID] = &found[i]
 	}
-	out := make([]profile, 0, len(found))
+	out := make([]wire.Profile, 0, len(found))
 	for _, id := range a.ids {
 		if u := byID[id]; u != nil && !u.Stub { // ids are distinct
 			out = append(out, newProfile(u, false))
@@ -57,24 +58,7 @@ func serveUsersByIDs(ctx context.Context, s *server, a *args) (any, int, error) 
 	if len(out) == 0 {
 		return nil, 0, fmt.Errorf("users %v: %w", a.ids, social.ErrNotFound)
 	}
-	return usersBody{Users: out}, len(out), nil
-}
-
-// bioBlock is one paragraph of an extended bio, in the Draft.js raw form
-// the hosted service answers with.
-type bioBlock struct {
-	Text              string `json:"text"`
-	Type              string `json:"type"`
-	InlineStyleRanges []any  `json:"inlineStyleRanges"`
-	EntityRanges      []any  `json:"entityRanges"`
-	Depth             int    `json:"depth"`
-	Key               string `json:"key"`
-}
-
-// extendedBio is the extended-bio response: its blocks, or {} when the
-// user has no extended bio.
-type extendedBio struct {
-	Blocks []bioBlock `json:"blocks,omitempty"`
+	return wire.UsersBody{Users: out}, len(out), nil
 }
 
 // serveExtendedBio is GET /user/{username}/extended-bio: one paragraph a
@@ -85,12 +69,12 @@ func serveExtendedBio(ctx context.Context, s *server, a *args) (any, int, error)
 		return nil, 0, fmt.Errorf("user @%s: %w", a.name, err)
 	}
 	if u.ExtendedBio == "" {
-		return extendedBio{}, 0, nil
+		return wire.ExtendedBio{}, 0, nil
 	}
 	paras := strings.Split(u.ExtendedBio, "\n")
-	out := extendedBio{Blocks: make([]bioBlock, len(paras))}
+	out := wire.ExtendedBio{Blocks: make([]wire.BioBlock, len(paras))}
 	for i, p := range paras {
-		out.Blocks[i] = bioBlock{Text: p, Type: "unstyled", InlineStyleRanges: []any{}, EntityRanges: []any{},
+		out.Blocks[i] = wire.BioBlock{Text: p, Type: "unstyled", InlineStyleRanges: []any{}, EntityRanges: []any{},
 			Key: blockKey(u.ID, i)}
 	}
 	return out, 1, nil
@@ -112,5 +96,5 @@ func serveSearchUsers(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search users %q: %w", a.name, err)
 	}
-	return usersPage[profile]{NextCursor: a.next(page.Next), Users: newProfiles(page.Items)}, len(page.Items), nil
+	return wire.UsersPage[wire.Profile]{NextCursor: a.next(page.Next), Users: newProfiles(page.Items)}, len(page.Items), nil
 }

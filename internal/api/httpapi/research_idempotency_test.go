@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/research/export"
 	"github.com/roostapi/roost/internal/research/graph"
@@ -87,7 +88,7 @@ func testStreamedIdempotency(t *testing.T, eng engine) {
 			t.Errorf("%s: %s %q then %q", path, headerReplayed, first.Header().Get(headerReplayed), second.Header().Get(headerReplayed))
 		}
 		other := e.do(call{path: strings.Replace(path, "query=the", "query=golang", 1), key: key, header: idem})
-		if body := decode[errorBody](t, other); other.Code != http.StatusUnprocessableEntity || body.Message != msgReused {
+		if body := decode[wire.ErrorBody](t, other); other.Code != http.StatusUnprocessableEntity || body.Message != msgReused {
 			t.Errorf("%s, its key on another query: %d %+v", path, other.Code, body)
 		}
 	}
@@ -101,7 +102,7 @@ func testStreamedIdempotency(t *testing.T, eng engine) {
 		{path: "/social/search?query=the", key: key, header: map[string]string{headerIdempotencyKey: "stream-0"}},
 	} {
 		w := e.do(c)
-		if body := decode[errorBody](t, w); w.Code != http.StatusUnprocessableEntity || body.Message != msgReused {
+		if body := decode[wire.ErrorBody](t, w); w.Code != http.StatusUnprocessableEntity || body.Message != msgReused {
 			t.Errorf("%s with %v: %d %+v, want 422", c.path, c.header, w.Code, body)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/research/export"
 	"github.com/roostapi/roost/internal/research/graph"
@@ -237,7 +238,7 @@ func testSearchExport(t *testing.T, eng engine) {
 
 	key, id = e.key(t, 10*billing.DefaultPrice, 0)
 	w = e.do(call{path: "/social/search/export?query=the", key: key})
-	if body := decode[errorBody](t, w); w.Code != http.StatusPaymentRequired || body.Message != msgInsufficient ||
+	if body := decode[wire.ErrorBody](t, w); w.Code != http.StatusPaymentRequired || body.Message != msgInsufficient ||
 		w.Header().Get("Content-Disposition") != "" || e.balance(t, id) != 10*billing.DefaultPrice {
 		t.Errorf("first chunk unpaid: %d %+v", w.Code, body)
 	}
@@ -329,7 +330,7 @@ func expect422(t *testing.T, e *env, key string, cases []badParam) {
 	t.Helper()
 	for _, c := range cases {
 		w := e.do(call{path: c.path, key: key})
-		body := decode[errorBody](t, w)
+		body := decode[wire.ErrorBody](t, w)
 		if w.Code != http.StatusUnprocessableEntity || len(body.Errors[c.param]) != 1 {
 			t.Errorf("%s: %d %+v, want 422 naming %s", c.path, w.Code, body, c.param)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -41,7 +42,7 @@ func testSearchTimeout(t *testing.T, eng engine) {
 			if w.Code != 422 {
 				t.Fatalf("status %d, want 422: %s", w.Code, w.Body)
 			}
-			var body errorBody
+			var body wire.ErrorBody
 			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 				t.Fatal(err)
 			}

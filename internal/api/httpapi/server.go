@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/fault"
 	"github.com/roostapi/roost/internal/monitor"
@@ -348,7 +349,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.replaced = true
 	w.Header().Del("X-Content-Type-Options")
-	writeJSON(w.ResponseWriter, code, errorBody{Status: "error", Message: msg})
+	writeJSON(w.ResponseWriter, code, wire.ErrorBody{Status: "error", Message: msg})
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
@@ -378,7 +379,7 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	info.route = "healthz"
 	if err := s.store.Ping(r.Context()); err != nil {
 		s.log.ErrorContext(r.Context(), "health check failed", "request_id", info.id, "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, errorBody{Status: "error", Message: "Store unavailable"})
+		writeJSON(w, http.StatusServiceUnavailable, wire.ErrorBody{Status: "error", Message: "Store unavailable"})
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -403,7 +404,7 @@ func (s *server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := check(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "not ready", "request_id", info.id, "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, errorBody{Status: "error", Message: "Not ready"})
+		writeJSON(w, http.StatusServiceUnavailable, wire.ErrorBody{Status: "error", Message: "Not ready"})
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {

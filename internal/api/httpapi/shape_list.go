@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
-// The list object (docs/api.md, "Objects") in the network's GraphQL form. Everything is
-// derived from the stored List and its owner: opaque ids are base64 of
+// The list object (wire.List) in the network's GraphQL form. Everything
+// is derived from the stored List and its owner: opaque ids are base64 of
 // "<Type>:<id>" as the network writes them; the banner media id is a
 // stable hash of the banner URL (a banner of the network's standard
 // 1500×500 size, its whole area salient); facepile_urls is empty;
@@ -24,123 +25,6 @@ const (
 	mediaKindPhoto = "3_"
 )
 
-type listObject struct {
-	CreatedAt                 int64             `json:"created_at"`
-	DefaultBannerMedia        bannerMedia       `json:"default_banner_media"`
-	DefaultBannerMediaResults bannerMediaResult `json:"default_banner_media_results"`
-	Description               string            `json:"description"`
-	FacepileURLs              []string          `json:"facepile_urls"`
-	FollowersContext          string            `json:"followers_context"`
-	Following                 bool              `json:"following"`
-	ID                        string            `json:"id"`
-	IDStr                     string            `json:"id_str"`
-	IsMember                  bool              `json:"is_member"`
-	MemberCount               int64             `json:"member_count"`
-	MembersContext            string            `json:"members_context"`
-	Mode                      string            `json:"mode"`
-	Muting                    bool              `json:"muting"`
-	Name                      string            `json:"name"`
-	Pinning                   bool              `json:"pinning"`
-	SubscriberCount           int64             `json:"subscriber_count"`
-	UserResults               userResults       `json:"user_results"`
-}
-
-type salientRect struct {
-	Left   int `json:"left"`
-	Top    int `json:"top"`
-	Width  int `json:"width"`
-	Height int `json:"height"`
-}
-
-type bannerMedia struct {
-	MediaInfo struct {
-		OriginalImgURL    string      `json:"original_img_url"`
-		OriginalImgWidth  int         `json:"original_img_width"`
-		OriginalImgHeight int         `json:"original_img_height"`
-		SalientRect       salientRect `json:"salient_rect"`
-	} `json:"media_info"`
-}
-
-type bannerMediaResult struct {
-	Result struct {
-		ID        string `json:"id"`
-		MediaKey  string `json:"media_key"`
-		MediaID   string `json:"media_id"`
-		MediaInfo struct {
-			Typename          string      `json:"__typename"`
-			OriginalImgHeight int         `json:"original_img_height"`
-			OriginalImgWidth  int         `json:"original_img_width"`
-			OriginalImgURL    string      `json:"original_img_url"`
-			SalientRect       salientRect `json:"salient_rect"`
-		} `json:"media_info"`
-		Typename string `json:"__typename"`
-	} `json:"result"`
-}
-
-type userResults struct {
-	Result ownerResult `json:"result"`
-}
-
-type ownerResult struct {
-	Typename                   string        `json:"__typename"`
-	ID                         string        `json:"id"`
-	RestID                     string        `json:"rest_id"`
-	AffiliatesHighlightedLabel []string      `json:"affiliates_highlighted_label"`
-	HasGraduatedAccess         bool          `json:"has_graduated_access"`
-	IsBlueVerified             bool          `json:"is_blue_verified"`
-	ProfileImageShape          string        `json:"profile_image_shape"`
-	Professional               *professional `json:"professional"`
-	Legacy                     ownerLegacy   `json:"legacy"`
-}
-
-type professional struct {
-	RestID           string   `json:"rest_id"`
-	ProfessionalType string   `json:"professional_type"`
-	Category         []string `json:"category"`
-}
-
-type ownerLegacy struct {
-	CanDM                   bool           `json:"can_dm"`
-	CanMediaTag             bool           `json:"can_media_tag"`
-	CreatedAt               string         `json:"created_at"`
-	DefaultProfile          bool           `json:"default_profile"`
-	DefaultProfileImage     bool           `json:"default_profile_image"`
-	Description             string         `json:"description"`
-	Entities                legacyEntities `json:"entities"`
-	FastFollowersCount      int64          `json:"fast_followers_count"`
-	FavouritesCount         int64          `json:"favourites_count"`
-	FollowersCount          int64          `json:"followers_count"`
-	FriendsCount            int64          `json:"friends_count"`
-	HasCustomTimelines      bool           `json:"has_custom_timelines"`
-	IsTranslator            bool           `json:"is_translator"`
-	ListedCount             int64          `json:"listed_count"`
-	Location                string         `json:"location"`
-	MediaCount              int64          `json:"media_count"`
-	Name                    string         `json:"name"`
-	NormalFollowersCount    int64          `json:"normal_followers_count"`
-	PinnedTweetIDsStr       []string       `json:"pinned_tweet_ids_str"`
-	PossiblySensitive       bool           `json:"possibly_sensitive"`
-	ProfileBannerURL        string         `json:"profile_banner_url"`
-	ProfileImageURLHTTPS    string         `json:"profile_image_url_https"`
-	ProfileInterstitialType string         `json:"profile_interstitial_type"`
-	ScreenName              string         `json:"screen_name"`
-	StatusesCount           int64          `json:"statuses_count"`
-	TranslatorType          string         `json:"translator_type"`
-	URL                     *string        `json:"url"`
-	Verified                bool           `json:"verified"`
-	WantRetweets            bool           `json:"want_retweets"`
-	WithheldInCountries     []string       `json:"withheld_in_countries"`
-}
-
-type legacyEntities struct {
-	Description struct {
-		URLs []urlEntity `json:"urls"`
-	} `json:"description"`
-	URL struct {
-		URLs []urlEntity `json:"urls"`
-	} `json:"url"`
-}
-
 // legacyTimeLayout is the network's legacy created_at form.
 const legacyTimeLayout = "Mon Jan 02 15:04:05 +0000 2006"
 
@@ -149,8 +33,8 @@ func graphID(typ string, id int64) string {
 	return base64.StdEncoding.EncodeToString([]byte(typ + ":" + strconv.FormatInt(id, 10)))
 }
 
-func newListObjects(ls []social.List, owners map[int64]*social.User) []listObject {
-	out := make([]listObject, len(ls))
+func newListObjects(ls []social.List, owners map[int64]*social.User) []wire.List {
+	out := make([]wire.List, len(ls))
 	for i := range ls {
 		owner := owners[ls[i].OwnerID]
 		if owner == nil {
@@ -161,8 +45,8 @@ func newListObjects(ls []social.List, owners map[int64]*social.User) []listObjec
 	return out
 }
 
-func newListObject(l *social.List, owner *social.User) listObject {
-	o := listObject{
+func newListObject(l *social.List, owner *social.User) wire.List {
+	o := wire.List{
 		CreatedAt:        l.CreatedAt.UnixMilli(),
 		Description:      l.Description,
 		FacepileURLs:     []string{},
@@ -174,9 +58,9 @@ func newListObject(l *social.List, owner *social.User) listObject {
 		Mode:             l.Mode,
 		Name:             l.Name,
 		SubscriberCount:  l.SubscriberCount,
-		UserResults:      userResults{Result: newOwnerResult(owner)},
+		UserResults:      wire.UserResults{Result: newOwnerResult(owner)},
 	}
-	rect := salientRect{Width: bannerWidth, Height: bannerHeight}
+	rect := wire.SalientRect{Width: bannerWidth, Height: bannerHeight}
 	mi := &o.DefaultBannerMedia.MediaInfo
 	mi.OriginalImgURL, mi.OriginalImgWidth, mi.OriginalImgHeight, mi.SalientRect = l.BannerURL, bannerWidth, bannerHeight, rect
 	mediaID := bannerMediaID(l.BannerURL)
@@ -198,11 +82,11 @@ func bannerMediaID(url string) string {
 	return strconv.FormatUint(h.Sum64()>>1, 10)
 }
 
-func newOwnerResult(u *social.User) ownerResult {
+func newOwnerResult(u *social.User) wire.OwnerResult {
 	shape := "Circle"
-	var prof *professional
+	var prof *wire.Professional
 	if u.ProfessionalType != "" {
-		prof = &professional{RestID: strconv.FormatInt(u.ID, 10), ProfessionalType: u.ProfessionalType, Category: []string{}}
+		prof = &wire.Professional{RestID: strconv.FormatInt(u.ID, 10), ProfessionalType: u.ProfessionalType, Category: []string{}}
 		if u.ProfessionalType == "Business" {
 			shape = "Square" // the network draws organisations square
 		}
@@ -211,16 +95,16 @@ func newOwnerResult(u *social.User) ownerResult {
 	if u.PinnedPostID != 0 {
 		pinned = append(pinned, strconv.FormatInt(u.PinnedPostID, 10))
 	}
-	var ents legacyEntities
-	ents.Description.URLs = []urlEntity{}
-	ents.URL.URLs = []urlEntity{}
+	var ents wire.LegacyEntities
+	ents.Description.URLs = []wire.URL{}
+	ents.URL.URLs = []wire.URL{}
 	if u.URL != "" {
-		ents.URL.URLs = append(ents.URL.URLs, urlEntity{
+		ents.URL.URLs = append(ents.URL.URLs, wire.URL{
 			URL: u.URL, ExpandedURL: u.URL, DisplayURL: displayURL(u.URL),
 			Indices: [2]int{0, len([]rune(u.URL))},
 		})
 	}
-	return ownerResult{
+	return wire.OwnerResult{
 		Typename:                   "User",
 		ID:                         graphID("User", u.ID),
 		RestID:                     strconv.FormatInt(u.ID, 10),
@@ -228,7 +112,7 @@ func newOwnerResult(u *social.User) ownerResult {
 		IsBlueVerified:             u.BlueVerified,
 		ProfileImageShape:          shape,
 		Professional:               prof,
-		Legacy: ownerLegacy{
+		Legacy: wire.OwnerLegacy{
 			CanDM:                u.CanDM,
 			CreatedAt:            u.CreatedAt.UTC().Format(legacyTimeLayout),
 			DefaultProfile:       u.BannerURL == "",

@@ -3,102 +3,14 @@ package httpapi
 import (
 	"strconv"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Post shapes (docs/api.md, "Objects"). Field order is the hosted service's. Nested
-// quoted_status / retweeted_status use the shape of the post that carries
-// them; they go as deep as social.Hydrate resolves (a repost's
-// retweeted_status carries its own quoted_status) and are null beyond.
-
-// compactPost is the compact shape: timelines, community and list posts,
-// mentions, search.
-type compactPost struct {
-	TweetCreatedAt       string         `json:"tweet_created_at"`
-	IDStr                string         `json:"id_str"`
-	Text                 *string        `json:"text"`
-	FullText             string         `json:"full_text"`
-	Source               string         `json:"source"`
-	Truncated            bool           `json:"truncated"`
-	InReplyToStatusIDStr *string        `json:"in_reply_to_status_id_str"`
-	InReplyToUserIDStr   *string        `json:"in_reply_to_user_id_str"`
-	InReplyToScreenName  *string        `json:"in_reply_to_screen_name"`
-	User                 compactProfile `json:"user"`
-	QuotedStatusIDStr    *string        `json:"quoted_status_id_str"`
-	IsQuoteStatus        bool           `json:"is_quote_status"`
-	QuotedStatus         *compactPost   `json:"quoted_status"`
-	RetweetedStatus      *compactPost   `json:"retweeted_status"`
-	postTail
-}
-
-// highlightPost is the reduced highlights shape; fullPost starts with it.
-type highlightPost struct {
-	TweetCreatedAt       string  `json:"tweet_created_at"`
-	ID                   int64   `json:"id"`
-	IDStr                string  `json:"id_str"`
-	Text                 *string `json:"text"`
-	FullText             string  `json:"full_text"`
-	Source               string  `json:"source"`
-	Truncated            bool    `json:"truncated"`
-	InReplyToStatusID    *int64  `json:"in_reply_to_status_id"`
-	InReplyToStatusIDStr *string `json:"in_reply_to_status_id_str"`
-	InReplyToUserID      *int64  `json:"in_reply_to_user_id"`
-	InReplyToUserIDStr   *string `json:"in_reply_to_user_id_str"`
-	InReplyToScreenName  *string `json:"in_reply_to_screen_name"`
-	User                 profile `json:"user"`
-}
-
-// fullPost is the full shape: posts by ids, thread.
-type fullPost struct {
-	highlightPost
-	QuotedStatusID    *int64    `json:"quoted_status_id"`
-	QuotedStatusIDStr *string   `json:"quoted_status_id_str"`
-	IsQuoteStatus     bool      `json:"is_quote_status"`
-	QuotedStatus      *fullPost `json:"quoted_status"`
-	RetweetedStatus   *fullPost `json:"retweeted_status"`
-	postTail
-	IsPinned bool `json:"is_pinned"`
-}
-
-// postTail are the counters, language and entities shared by the compact
-// and full shapes.
-type postTail struct {
-	QuoteCount    int64    `json:"quote_count"`
-	ReplyCount    int64    `json:"reply_count"`
-	RetweetCount  int64    `json:"retweet_count"`
-	FavoriteCount int64    `json:"favorite_count"`
-	ViewsCount    *int64   `json:"views_count"`
-	BookmarkCount int64    `json:"bookmark_count"`
-	Lang          string   `json:"lang"`
-	Entities      entities `json:"entities"`
-}
-
-type entities struct {
-	UserMentions []mentionEntity `json:"user_mentions"`
-	URLs         []urlEntity     `json:"urls"`
-	Hashtags     []tagEntity     `json:"hashtags"`
-	Symbols      []tagEntity     `json:"symbols"`
-}
-
-// mentionEntity's id_str is "" when the mentioned user's id is unknown.
-type mentionEntity struct {
-	IDStr      string `json:"id_str"`
-	Name       string `json:"name"`
-	ScreenName string `json:"screen_name"`
-	Indices    [2]int `json:"indices"`
-}
-
-type urlEntity struct {
-	URL         string `json:"url"`
-	ExpandedURL string `json:"expanded_url"`
-	DisplayURL  string `json:"display_url"`
-	Indices     [2]int `json:"indices"`
-}
-
-type tagEntity struct {
-	Text    string `json:"text"`
-	Indices [2]int `json:"indices"`
-}
+// Posts in the shapes of package wire. Nested quoted_status /
+// retweeted_status use the shape of the post that carries them; they go
+// as deep as social.Hydrate resolves (a repost's retweeted_status carries
+// its own quoted_status) and are null beyond.
 
 func replyScreenName(p *social.Post) *string {
 	if !p.IsReply() {
@@ -117,10 +29,10 @@ func shapePosts[T any](vs []social.PostView, shape func(*social.PostView) T) []T
 	return out
 }
 
-func newCompactPost(v *social.PostView) compactPost {
+func newCompactPost(v *social.PostView) wire.CompactPost {
 	p := &v.Post
-	c := compactPost{
-		TweetCreatedAt:       formatTime(p.CreatedAt),
+	c := wire.CompactPost{
+		TweetCreatedAt:       wire.Time{Time: p.CreatedAt},
 		IDStr:                strconv.FormatInt(p.ID, 10),
 		FullText:             p.Text,
 		Source:               p.Source,
@@ -128,10 +40,12 @@ func newCompactPost(v *social.PostView) compactPost {
 		InReplyToStatusIDStr: optIDStr(p.InReplyToID),
 		InReplyToUserIDStr:   optIDStr(p.InReplyToUserID),
 		InReplyToScreenName:  replyScreenName(p),
-		User:                 compactProfile{newProfileFields(&v.Author, true)},
+		User:                 wire.CompactProfile{ProfileFields: newProfileFields(&v.Author, true)},
 		QuotedStatusIDStr:    optIDStr(p.QuotedID),
 		IsQuoteStatus:        p.QuotedID != 0,
-		postTail:             newPostTail(p),
+		Engagement:           newEngagement(p),
+		Lang:                 p.Lang,
+		Entities:             newEntities(&p.Entities),
 	}
 	if v.Quoted != nil {
 		q := newCompactPost(v.Quoted)
@@ -144,10 +58,23 @@ func newCompactPost(v *social.PostView) compactPost {
 	return c
 }
 
-func newHighlightPost(v *social.PostView) highlightPost {
+// highlightPosts shapes views in the highlights shape, their authors'
+// profiles allocated together.
+func highlightPosts(vs []social.PostView) []wire.HighlightPost {
+	out := make([]wire.HighlightPost, len(vs))
+	users := make([]wire.Profile, len(vs))
+	for i := range vs {
+		out[i] = newHighlightPost(&vs[i], &users[i])
+	}
+	return out
+}
+
+// newHighlightPost shapes v with its author's profile in user.
+func newHighlightPost(v *social.PostView, user *wire.Profile) wire.HighlightPost {
 	p := &v.Post
-	return highlightPost{
-		TweetCreatedAt:       formatTime(p.CreatedAt),
+	*user = newProfile(&v.Author, true)
+	return wire.HighlightPost{
+		TweetCreatedAt:       wire.Time{Time: p.CreatedAt},
 		ID:                   p.ID,
 		IDStr:                strconv.FormatInt(p.ID, 10),
 		FullText:             p.Text,
@@ -158,49 +85,72 @@ func newHighlightPost(v *social.PostView) highlightPost {
 		InReplyToUserID:      optID(p.InReplyToUserID),
 		InReplyToUserIDStr:   optIDStr(p.InReplyToUserID),
 		InReplyToScreenName:  replyScreenName(p),
-		User:                 newProfile(&v.Author, true),
+		User:                 user,
 	}
 }
 
-func newFullPost(v *social.PostView) fullPost {
+// fullPosts shapes views in the full shape, their authors' profiles and
+// their entities allocated together.
+func fullPosts(vs []social.PostView) []wire.FullPost {
+	out := make([]wire.FullPost, len(vs))
+	users := make([]wire.Profile, len(vs))
+	ents := make([]wire.Entities, len(vs))
+	for i := range vs {
+		fillFullPost(&out[i], &users[i], &ents[i], &vs[i])
+	}
+	return out
+}
+
+// newFullPost is one post in the full shape.
+func newFullPost(v *social.PostView) *wire.FullPost {
+	parts := new(struct {
+		post wire.FullPost
+		user wire.Profile
+		ents wire.Entities
+	})
+	fillFullPost(&parts.post, &parts.user, &parts.ents, v)
+	return &parts.post
+}
+
+// fillFullPost shapes v into f, with its author's profile in user and its
+// entities in ents.
+func fillFullPost(f *wire.FullPost, user *wire.Profile, ents *wire.Entities, v *social.PostView) {
 	p := &v.Post
-	f := fullPost{
-		highlightPost:     newHighlightPost(v),
+	*ents = newEntities(&p.Entities)
+	*f = wire.FullPost{
+		HighlightPost:     newHighlightPost(v, user),
 		QuotedStatusID:    optID(p.QuotedID),
 		QuotedStatusIDStr: optIDStr(p.QuotedID),
 		IsQuoteStatus:     p.QuotedID != 0,
-		postTail:          newPostTail(p),
+		Engagement:        newEngagement(p),
+		Lang:              p.Lang,
+		Entities:          ents,
 		IsPinned:          v.Pinned,
 	}
 	if v.Quoted != nil {
-		q := newFullPost(v.Quoted)
-		f.QuotedStatus = &q
+		f.QuotedStatus = newFullPost(v.Quoted)
 	}
 	if v.RepostOf != nil {
-		r := newFullPost(v.RepostOf)
-		f.RetweetedStatus = &r
+		f.RetweetedStatus = newFullPost(v.RepostOf)
 	}
-	return f
 }
 
-func newPostTail(p *social.Post) postTail {
-	return postTail{
+func newEngagement(p *social.Post) wire.Engagement {
+	return wire.Engagement{
 		QuoteCount:    p.QuoteCount,
 		ReplyCount:    p.ReplyCount,
 		RetweetCount:  p.RetweetCount,
 		FavoriteCount: p.FavoriteCount,
 		ViewsCount:    p.Views,
 		BookmarkCount: p.BookmarkCount,
-		Lang:          p.Lang,
-		Entities:      newEntities(&p.Entities),
 	}
 }
 
 // newEntities always gives the four arrays, empty rather than null.
-func newEntities(e *social.Entities) entities {
-	out := entities{
-		UserMentions: make([]mentionEntity, len(e.Mentions)),
-		URLs:         make([]urlEntity, len(e.URLs)),
+func newEntities(e *social.Entities) wire.Entities {
+	out := wire.Entities{
+		UserMentions: make([]wire.Mention, len(e.Mentions)),
+		URLs:         make([]wire.URL, len(e.URLs)),
 		Hashtags:     newTags(e.Hashtags),
 		Symbols:      newTags(e.Symbols),
 	}
@@ -209,18 +159,18 @@ func newEntities(e *social.Entities) entities {
 		if m.UserID != 0 {
 			id = strconv.FormatInt(m.UserID, 10)
 		}
-		out.UserMentions[i] = mentionEntity{IDStr: id, Name: m.Name, ScreenName: m.ScreenName, Indices: [2]int{m.Start, m.End}}
+		out.UserMentions[i] = wire.Mention{IDStr: id, Name: m.Name, ScreenName: m.ScreenName, Indices: [2]int{m.Start, m.End}}
 	}
 	for i, u := range e.URLs {
-		out.URLs[i] = urlEntity{URL: u.URL, ExpandedURL: u.ExpandedURL, DisplayURL: u.DisplayURL, Indices: [2]int{u.Start, u.End}}
+		out.URLs[i] = wire.URL{URL: u.URL, ExpandedURL: u.ExpandedURL, DisplayURL: u.DisplayURL, Indices: [2]int{u.Start, u.End}}
 	}
 	return out
 }
 
-func newTags(ts []social.Tag) []tagEntity {
-	out := make([]tagEntity, len(ts))
+func newTags(ts []social.Tag) []wire.Tag {
+	out := make([]wire.Tag, len(ts))
 	for i, t := range ts {
-		out[i] = tagEntity{Text: t.Text, Indices: [2]int{t.Start, t.End}}
+		out[i] = wire.Tag{Text: t.Text, Indices: [2]int{t.Start, t.End}}
 	}
 	return out
 }

@@ -7,41 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
-
-// spaceBody is GET /space/{space_id}, following the hosted service's
-// example: times are Unix milliseconds (ended_at as a string, as hosted),
-// null while unknown; creator and participants are profiles (docs/api.md,
-// "Objects").
-type spaceBody struct {
-	ID                          string            `json:"id"`
-	State                       string            `json:"state"`
-	Title                       string            `json:"title"`
-	MediaKey                    string            `json:"media_key"`
-	CreatedAt                   *int64            `json:"created_at"`
-	ScheduledStart              *int64            `json:"scheduled_start"`
-	StartedAt                   *int64            `json:"started_at"`
-	EndedAt                     *string           `json:"ended_at"`
-	UpdatedAt                   *int64            `json:"updated_at"`
-	DisallowJoin                bool              `json:"disallow_join"`
-	NarrowCastSpaceType         int               `json:"narrow_cast_space_type"`
-	IsEmployeeOnly              bool              `json:"is_employee_only"`
-	IsLocked                    bool              `json:"is_locked"`
-	IsSpaceAvailableForReplay   bool              `json:"is_space_available_for_replay"`
-	IsSpaceAvailableForClipping bool              `json:"is_space_available_for_clipping"`
-	ConversationControls        int               `json:"conversation_controls"`
-	TotalReplayWatched          int64             `json:"total_replay_watched"`
-	TotalLiveListeners          int64             `json:"total_live_listeners"`
-	Creator                     *profile          `json:"creator"`
-	Participants                spaceParticipants `json:"participants"`
-}
-
-type spaceParticipants struct {
-	Total    int       `json:"total"`
-	Admins   []profile `json:"admins"`
-	Speakers []profile `json:"speakers"`
-}
 
 // millis is t in Unix milliseconds, nil for the zero time.
 func millis(t time.Time) *int64 {
@@ -52,7 +20,8 @@ func millis(t time.Time) *int64 {
 	return &ms
 }
 
-// serveSpace is GET /space/{space_id}.
+// serveSpace is GET /space/{space_id}, following the hosted service's
+// example (wire.Space).
 func serveSpace(ctx context.Context, s *server, a *args) (any, int, error) {
 	sp, err := s.store.Space(ctx, a.name)
 	if err != nil {
@@ -67,8 +36,8 @@ func serveSpace(ctx context.Context, s *server, a *args) (any, int, error) {
 	for i := range users {
 		byID[users[i].ID] = &users[i]
 	}
-	people := func(ids []int64) []profile {
-		out := make([]profile, 0, len(ids))
+	people := func(ids []int64) []wire.Profile {
+		out := make([]wire.Profile, 0, len(ids))
 		for _, id := range ids {
 			if u := byID[id]; u != nil {
 				out = append(out, newProfile(u, true))
@@ -78,12 +47,12 @@ func serveSpace(ctx context.Context, s *server, a *args) (any, int, error) {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(sp.ID))
-	out := spaceBody{ID: sp.ID, State: sp.State, Title: sp.Title,
+	out := wire.Space{ID: sp.ID, State: sp.State, Title: sp.Title,
 		MediaKey:  "28_" + strconv.FormatUint(h.Sum64()>>1, 10),
 		CreatedAt: millis(sp.CreatedAt), ScheduledStart: millis(sp.ScheduledStart), StartedAt: millis(sp.StartedAt),
 		UpdatedAt: millis(sp.UpdatedAt), IsSpaceAvailableForReplay: sp.Replay,
 		TotalReplayWatched: sp.ReplayWatched, TotalLiveListeners: sp.Listeners,
-		Participants: spaceParticipants{Admins: people(sp.Admins), Speakers: people(sp.Speakers)}}
+		Participants: wire.SpaceParticipants{Admins: people(sp.Admins), Speakers: people(sp.Speakers)}}
 	if ms := millis(sp.EndedAt); ms != nil {
 		e := strconv.FormatInt(*ms, 10)
 		out.EndedAt = &e

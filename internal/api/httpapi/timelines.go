@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -35,7 +36,7 @@ func serveHighlights(ctx context.Context, s *server, a *args) (any, int, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[highlightPost]{NextCursor: a.next(page.Next), Tweets: shapePosts(views, newHighlightPost)}, len(views), nil
+	return wire.TweetsPage[wire.HighlightPost]{NextCursor: a.next(page.Next), Tweets: highlightPosts(views)}, len(views), nil
 }
 
 // serveMentions is 4.9: posts mentioning a user named by screen name.
@@ -106,5 +107,5 @@ func serveThread(ctx context.Context, s *server, a *args) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return tweetsPage[fullPost]{NextCursor: a.next(page.Next), Tweets: shapePosts(views, newFullPost)}, len(views), nil
+	return wire.TweetsPage[wire.FullPost]{NextCursor: a.next(page.Next), Tweets: fullPosts(views)}, len(views), nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -21,13 +22,8 @@ func serveUsers(parent exists, pager userPager) func(context.Context, *server, *
 		if err != nil {
 			return nil, 0, fmt.Errorf("users of %d: %w", a.id, err)
 		}
-		return usersPage[profile]{NextCursor: a.next(page.Next), Users: newProfiles(page.Items)}, len(page.Items), nil
+		return wire.UsersPage[wire.Profile]{NextCursor: a.next(page.Next), Users: newProfiles(page.Items)}, len(page.Items), nil
 	}
-}
-
-// usersBody is the users-by-usernames response.
-type usersBody struct {
-	Users []profile `json:"users"`
 }
 
 // serveUsersByUsernames is 4.5: found users in the order asked, each once,
@@ -41,7 +37,7 @@ func serveUsersByUsernames(ctx context.Context, s *server, a *args) (any, int, e
 	for i := range found {
 		byName[strings.ToLower(found[i].ScreenName)] = &found[i]
 	}
-	out := make([]profile, 0, len(found))
+	out := make([]wire.Profile, 0, len(found))
 	for _, n := range a.names {
 		if u := byName[strings.ToLower(n)]; u != nil { // names are distinct
 			out = append(out, newProfile(u, false))
@@ -50,7 +46,7 @@ func serveUsersByUsernames(ctx context.Context, s *server, a *args) (any, int, e
 	if len(out) == 0 {
 		return nil, 0, fmt.Errorf("users %v: %w", a.names, social.ErrNotFound)
 	}
-	return usersBody{Users: out}, len(out), nil
+	return wire.UsersBody{Users: out}, len(out), nil
 }
 
 // serveTweetsByIDs is 4.4: found posts in the order asked, each once, full
@@ -77,7 +73,7 @@ func serveTweetsByIDs(ctx context.Context, s *server, a *args) (any, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	return shapePosts(views, newFullPost), len(views), nil
+	return fullPosts(views), len(views), nil
 }
 
 // serveUserLists is 4.6: lists with their owners.
@@ -103,5 +99,5 @@ func serveUserLists(ctx context.Context, s *server, a *args) (any, int, error) {
 			owners[us[i].ID] = &us[i]
 		}
 	}
-	return listsPage{NextCursor: a.next(page.Next), Lists: newListObjects(page.Items, owners)}, len(page.Items), nil
+	return wire.ListsPage{NextCursor: a.next(page.Next), Lists: newListObjects(page.Items, owners)}, len(page.Items), nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
 // Schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it), as much of
@@ -40,16 +42,21 @@ func Int(n int) *int { return &n }
 // them: named struct types become components (referenced by $ref, so
 // that recursive shapes such as a post's quoted post terminate), fields
 // follow their json tags, embedded structs are flattened, pointers may be
-// null, omitempty fields are optional and the others required.
+// null (but those tagged wire:"nonnull", see package wire), omitempty
+// fields are optional and the others required. A wire.Time is a string.
 type Schemas struct {
 	components map[string]*Schema
 	names      map[reflect.Type]string
+	renamed    map[reflect.Type]string
 }
 
 // NewSchemas starts a set of components.
 func NewSchemas() *Schemas {
-	return &Schemas{components: map[string]*Schema{}, names: map[reflect.Type]string{}}
+	return &Schemas{components: map[string]*Schema{}, names: map[reflect.Type]string{}, renamed: map[reflect.Type]string{}}
 }
+
+// Name names the component of struct type t, in place of its Go name.
+func (s *Schemas) Name(t reflect.Type, name string) { s.renamed[t] = name }
 
 // Components are the named schemas made so far, by component name.
 func (s *Schemas) Components() map[string]*Schema { return s.components }
@@ -65,6 +72,7 @@ type Describer interface {
 var (
 	describer = reflect.TypeFor[Describer]()
 	timeType  = reflect.TypeFor[time.Time]()
+	wireTime  = reflect.TypeFor[wire.Time]()
 )
 
 // Of is the schema of values of type t; it panics for a type JSON cannot
@@ -75,6 +83,8 @@ func (s *Schemas) Of(t reflect.Type) *Schema {
 		return reflect.Zero(t).Interface().(Describer).OpenAPISchema()
 	case t == timeType: // encoding/json writes RFC 3339
 		return &Schema{Type: "string", Format: "date-time"}
+	case t == wireTime:
+		return &Schema{Type: "string"}
 	case t == jsonNumber:
 		return &Schema{Type: "number"}
 	case t.Kind() == reflect.Pointer:
@@ -117,7 +127,9 @@ func (s *Schemas) Of(t reflect.Type) *Schema {
 func (s *Schemas) ref(t reflect.Type) *Schema {
 	name, ok := s.names[t]
 	if !ok {
-		name = componentName(t)
+		if name, ok = s.renamed[t]; !ok {
+			name = componentName(t)
+		}
 		s.names[t] = name
 		obj := &Schema{Type: "object", Properties: map[string]*Schema{}}
 		s.components[name] = obj // before the fields: they may refer back
@@ -145,7 +157,11 @@ func (s *Schemas) fields(t reflect.Type, obj *Schema) {
 		if name == "" {
 			name = f.Name
 		}
-		obj.Properties[name] = s.Of(f.Type)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer && f.Tag.Get("wire") == "nonnull" {
+			ft = ft.Elem()
+		}
+		obj.Properties[name] = s.Of(ft)
 		obj.Order = append(obj.Order, name)
 		if !strings.Contains(opts, "omitempty") {
 			obj.Required = append(obj.Required, name)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/roostapi/roost/client/wire"
 )
 
 type dollars int64
@@ -46,5 +48,29 @@ func TestOf(t *testing.T) {
 	}
 	if o := sc.Components()["Node"].Order; !reflect.DeepEqual(o, []string{"n", "name", "note", "at", "gone", "cost", "next"}) {
 		t.Errorf("order %v", o)
+	}
+}
+
+type wired struct {
+	At    wire.Time `json:"at"`
+	Tag   *wire.Tag `json:"tag" wire:"nonnull"`
+	Maybe *wire.Tag `json:"maybe"`
+}
+
+// TestWireTypes: a wire.Time is a string, a pointer tagged wire:"nonnull"
+// is not null, and a named component keeps its name.
+func TestWireTypes(t *testing.T) {
+	sc := NewSchemas()
+	sc.Name(reflect.TypeFor[wire.Tag](), "TagEntity")
+	sc.Of(reflect.TypeFor[wired]())
+	got, _ := json.Marshal(sc.Components()["Wired"])
+	want := `{"type":"object","properties":{"at":{"type":"string"},` +
+		`"maybe":{"anyOf":[{"$ref":"#/components/schemas/TagEntity"},{"type":"null"}]},` +
+		`"tag":{"$ref":"#/components/schemas/TagEntity"}},"required":["at","tag","maybe"]}`
+	if string(got) != want {
+		t.Errorf("schema of wired:\n got %s\nwant %s", got, want)
+	}
+	if sc.Components()["TagEntity"] == nil {
+		t.Errorf("components %v", sc.Components())
 	}
 }

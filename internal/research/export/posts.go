@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/roostapi/roost/internal/jsonenc"
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
 )
@@ -62,6 +63,7 @@ type Writer struct {
 	enc    *json.Encoder
 	csv    *csvWriter
 	post   func(*social.PostView) any
+	line   []byte // a post of FormatJSONL, reused
 }
 
 // NewWriter starts output in format to w. post shapes a post for FormatJSONL
@@ -98,7 +100,11 @@ func (x *Writer) Write(c Chunk) error {
 		err = x.csv.write(c.Views)
 	case FormatJSONL:
 		for i := range c.Views {
-			if err = x.enc.Encode(x.post(&c.Views[i])); err != nil {
+			if x.line, err = jsonenc.Append(x.line[:0], x.post(&c.Views[i])); err != nil {
+				break
+			}
+			x.line = append(x.line, '\n')
+			if _, err = x.w.Write(x.line); err != nil {
 				break
 			}
 		}

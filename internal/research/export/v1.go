@@ -3,6 +3,7 @@ package export
 import (
 	"strconv"
 
+	"github.com/roostapi/roost/client/wire"
 	"github.com/roostapi/roost/internal/social"
 )
 
@@ -43,20 +44,17 @@ type v1Status struct {
 	Lang                 string      `json:"lang"`
 }
 
+// v1Entities are v1.1's entities: its hashtags, symbols and links are
+// roost's (wire.Tag, wire.URL), its mentions carry the integer id too.
 type v1Entities struct {
-	Hashtags     []v1Tag     `json:"hashtags"`
-	Symbols      []v1Tag     `json:"symbols"`
+	Hashtags     []wire.Tag  `json:"hashtags"`
+	Symbols      []wire.Tag  `json:"symbols"`
 	UserMentions []v1Mention `json:"user_mentions"`
-	URLs         []v1URL     `json:"urls"`
+	URLs         []wire.URL  `json:"urls"`
 }
 
 type v1Extended struct {
 	Media []v1Media `json:"media"`
-}
-
-type v1Tag struct {
-	Text    string `json:"text"`
-	Indices [2]int `json:"indices"`
 }
 
 type v1Mention struct {
@@ -65,13 +63,6 @@ type v1Mention struct {
 	ID         *int64  `json:"id"`
 	IDStr      *string `json:"id_str"`
 	Indices    [2]int  `json:"indices"`
-}
-
-type v1URL struct {
-	URL         string `json:"url"`
-	ExpandedURL string `json:"expanded_url"`
-	DisplayURL  string `json:"display_url"`
-	Indices     [2]int `json:"indices"`
 }
 
 type v1Media struct {
@@ -86,20 +77,16 @@ type v1Media struct {
 }
 
 type v1User struct {
-	ID                   int64    `json:"id"`
-	IDStr                string   `json:"id_str"`
-	Name                 string   `json:"name"`
-	ScreenName           string   `json:"screen_name"`
-	Location             string   `json:"location"`
-	Description          string   `json:"description"`
-	URL                  *string  `json:"url"`
-	Protected            bool     `json:"protected"`
-	Verified             bool     `json:"verified"`
-	FollowersCount       int64    `json:"followers_count"`
-	FriendsCount         int64    `json:"friends_count"`
-	ListedCount          int64    `json:"listed_count"`
-	FavouritesCount      int64    `json:"favourites_count"`
-	StatusesCount        int64    `json:"statuses_count"`
+	ID          int64   `json:"id"`
+	IDStr       string  `json:"id_str"`
+	Name        string  `json:"name"`
+	ScreenName  string  `json:"screen_name"`
+	Location    string  `json:"location"`
+	Description string  `json:"description"`
+	URL         *string `json:"url"`
+	Protected   bool    `json:"protected"`
+	Verified    bool    `json:"verified"`
+	wire.ProfileCounts
 	MediaCount           int64    `json:"media_count"`
 	CreatedAt            string   `json:"created_at,omitempty"`
 	ProfileImageURLHTTPS string   `json:"profile_image_url_https"`
@@ -158,21 +145,21 @@ func newV1Status(v *social.PostView) *v1Status {
 
 func newV1Entities(e *social.Entities) v1Entities {
 	out := v1Entities{Hashtags: v1Tags(e.Hashtags), Symbols: v1Tags(e.Symbols),
-		UserMentions: make([]v1Mention, len(e.Mentions)), URLs: make([]v1URL, len(e.URLs))}
+		UserMentions: make([]v1Mention, len(e.Mentions)), URLs: make([]wire.URL, len(e.URLs))}
 	for i, m := range e.Mentions {
 		out.UserMentions[i] = v1Mention{ScreenName: m.ScreenName, Name: m.Name, ID: optID(m.UserID),
 			IDStr: optIDStr(m.UserID), Indices: [2]int{m.Start, m.End}}
 	}
 	for i, u := range e.URLs {
-		out.URLs[i] = v1URL{URL: u.URL, ExpandedURL: u.ExpandedURL, DisplayURL: u.DisplayURL, Indices: [2]int{u.Start, u.End}}
+		out.URLs[i] = wire.URL{URL: u.URL, ExpandedURL: u.ExpandedURL, DisplayURL: u.DisplayURL, Indices: [2]int{u.Start, u.End}}
 	}
 	return out
 }
 
-func v1Tags(ts []social.Tag) []v1Tag {
-	out := make([]v1Tag, len(ts))
+func v1Tags(ts []social.Tag) []wire.Tag {
+	out := make([]wire.Tag, len(ts))
 	for i, t := range ts {
-		out[i] = v1Tag{Text: t.Text, Indices: [2]int{t.Start, t.End}}
+		out[i] = wire.Tag{Text: t.Text, Indices: [2]int{t.Start, t.End}}
 	}
 	return out
 }
@@ -181,8 +168,9 @@ func newV1User(u *social.User) v1User {
 	out := v1User{
 		ID: u.ID, IDStr: strconv.FormatInt(u.ID, 10), Name: u.Name, ScreenName: u.ScreenName, Location: u.Location,
 		Description: u.Description, Protected: u.Protected, Verified: u.Verified || u.BlueVerified,
-		FollowersCount: u.FollowersCount, FriendsCount: u.FriendsCount, ListedCount: u.ListedCount,
-		FavouritesCount: u.FavouritesCount, StatusesCount: u.StatusesCount, MediaCount: u.MediaCount,
+		ProfileCounts: wire.ProfileCounts{FollowersCount: u.FollowersCount, FriendsCount: u.FriendsCount,
+			ListedCount: u.ListedCount, FavouritesCount: u.FavouritesCount, StatusesCount: u.StatusesCount},
+		MediaCount:           u.MediaCount,
 		ProfileImageURLHTTPS: u.ImageURL, ProfileBannerURL: u.BannerURL, PinnedTweetIDsStr: []string{}, CanDM: u.CanDM,
 	}
 	if u.URL != "" {
