@@ -338,7 +338,7 @@ func setCharged(h http.Header, items int, micros int64) {
 }
 
 // noVersions caches nothing.
-var noVersions = social.Versions{Content: -1, Keys: -1}
+var noVersions = social.Versions{Content: -1, Keys: -1, Deletions: -1}
 
 // versions reads the store's change counters for a paid route's caches;
 // noVersions for a free route (its answers are the key's own: balance,
