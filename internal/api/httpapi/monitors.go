@@ -293,7 +293,7 @@ func serveMonitor(ctx context.Context, s *server, a *args) (any, int, error) {
 		return nil, 0, err
 	}
 	out := monitorDetails{monitorObject: newMonitorObject(&m), Events: map[string]int64{}, Deliveries: []deliveryEntry{}}
-	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead} {
+	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead, monitor.EventDropped} {
 		out.Events[st] = d.Events[st]
 	}
 	for _, at := range d.Attempts {
