@@ -125,7 +125,7 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 			g.cfg.Log.ErrorContext(ctx, "upstream ledger", "request_id", req.RequestID, "err", err)
 		}
 	}()
-	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+	if p, ok, err := g.cached(ctx, key, req); err != nil {
 		entry.Status = http.StatusInternalServerError
 		return nil, 0, err
 	} else if ok {
@@ -157,9 +157,9 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 
 // cached returns the page under key when it is fresh: the copy held in
 // memory, else the stored one.
-func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, bool, error) {
-	fresh := func(p ledger.Page) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)] }
-	if p, ok := g.memory.get(key); ok && fresh(p) {
+func (g *Gateway) cached(ctx context.Context, key string, req httpapi.UpstreamRequest) (ledger.Page, bool, error) {
+	fresh := func(p ledger.Page) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(req.Route)] }
+	if p, ok := g.memory.get(key, req.Deletions); ok && fresh(p) {
 		return p, true, nil
 	}
 	p, ok, err := g.cfg.Store.Page(ctx, key)
@@ -169,7 +169,7 @@ func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, b
 	if !fresh(p) {
 		return p, false, nil
 	}
-	g.memory.put(key, p)
+	g.memory.put(key, p, req.Deletions)
 	return p, true, nil
 }
 
@@ -181,7 +181,7 @@ func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, b
 func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamRequest) (*fetched, error) {
 	f := &fetched{leader: req.RequestID}
 	// Another replica (or a call that just ended) may have stored it.
-	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+	if p, ok, err := g.cached(ctx, key, req); err != nil {
 		return f, err
 	} else if ok {
 		f.page = p
@@ -226,7 +226,7 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	if err := g.cfg.Store.PutPage(ctx, key, req.Route, f.page); err != nil {
 		g.cfg.Log.ErrorContext(ctx, "cache page", "request_id", req.RequestID, "err", err)
 	} else {
-		g.memory.put(key, f.page)
+		g.memory.put(key, f.page, req.Deletions)
 	}
 	g.storeData(ctx, req, body)
 	return f, nil

@@ -256,7 +256,7 @@ func (c *passage) page() ([]byte, int, bool) {
 	s, rt, a := c.s, c.rt, c.a
 	serve := rt.serve
 	if c.gateway {
-		serve = s.serveUpstream(rt, c.r)
+		serve = s.serveUpstream(rt, c.r, c.vs.Deletions)
 	}
 	cacheKey, cacheable := pageKey(c.r, rt, a, c.gateway)
 	cacheable = cacheable && s.pages != nil && c.vs.Content >= 0
