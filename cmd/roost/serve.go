@@ -397,7 +397,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	servers := []*http.Server{newHTTPServer(h)}
 	listeners := []net.Listener{ln}
 	if adminLn != nil {
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s}, token, e.log)))
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, Data: s}, token, e.log)))
 		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {

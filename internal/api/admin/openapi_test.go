@@ -66,8 +66,8 @@ func TestAdminDocument(t *testing.T) {
 			t.Errorf("%s %s is not in the document", rt.method, rt.path)
 		}
 	}
-	if n := len(doc.Paths); n != 10 {
-		t.Errorf("%d paths in the document; want the 9 paths of the routes and the document's own", n)
+	if n := len(doc.Paths); n != 12 {
+		t.Errorf("%d paths in the document; want the 11 paths of the routes and the document's own", n)
 	}
 	// Answers that break it: a balance as an object, an undocumented
 	// status, an error without its message.

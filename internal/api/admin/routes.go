@@ -32,7 +32,7 @@ func routes() []route {
 	since := queryParam{"since", "from this time on (RFC 3339, or YYYY-MM-DD for UTC midnight)"}
 	until := queryParam{"until", "before this time (RFC 3339, or YYYY-MM-DD)"}
 	endpoint := queryParam{"endpoint", "only this endpoint (a route name, as in the ledger)"}
-	return []route{
+	keys := []route{
 		{"GET", "/admin/keys", "List every key, revoked ones too", (*handler).list, nil, 200, reflect.TypeFor[keysBody](), nil, []int{422}},
 		{"POST", "/admin/keys", "Create a key; the answer shows its secret this once", (*handler).create,
 			reflect.TypeFor[createRequest](), 201, secret, nil, []int{400, 422}},
@@ -54,6 +54,7 @@ func routes() []route {
 		{"GET", "/admin/usage", "Requests, items and spending per key, endpoint and UTC day", (*handler).usage,
 			nil, 200, reflect.TypeFor[usageBody](), []queryParam{{"key_id", "only this key"}, endpoint, since, until}, []int{422}},
 	}
+	return append(keys, worldDeleteRoutes()...)
 }
 
 // Document is the admin API's OpenAPI 3.1 document, served at
@@ -71,22 +72,30 @@ func Document() *openapi.Document {
 			SecuritySchemes: map[string]openapi.SecurityScheme{"admin": {Type: "http", Scheme: "bearer"}}},
 	}
 	errorAbout := map[int]string{400: "the body is not a JSON object of this endpoint", 401: "Admin token required",
-		404: "Key not found, or an unknown path", 409: "a concurrent change: try again",
+		404: "Key not found (User not found, Tweet not found on /admin/world), or an unknown path", 409: "a concurrent change: try again",
 		422: "a value is refused (the message names it)", 500: "Internal error (the cause is in the log)"}
 	for code, about := range errorAbout {
 		doc.Components.Responses["Error"+strconv.Itoa(code)] = &openapi.Response{Description: about, Content: openapi.JSON(errRef)}
 	}
 	for _, rt := range routes() {
+		ok := &openapi.Response{Description: "ok"}
+		if rt.answer != nil {
+			ok.Content = openapi.JSON(sc.Of(rt.answer))
+		}
 		op := &openapi.Operation{OperationID: operationID(rt), Summary: rt.summary, Tags: []string{"admin"},
-			Security: []map[string][]string{{"admin": {}}},
-			Responses: map[string]*openapi.Response{strconv.Itoa(rt.status): {Description: "ok",
-				Content: openapi.JSON(sc.Of(rt.answer))}}}
+			Security: []map[string][]string{{"admin": {}}}, Responses: map[string]*openapi.Response{strconv.Itoa(rt.status): ok}}
 		for _, code := range append([]int{401, 500}, rt.errors...) {
 			op.Responses[strconv.Itoa(code)] = &openapi.Response{Ref: "#/components/responses/Error" + strconv.Itoa(code)}
 		}
 		if strings.Contains(rt.path, "{id}") {
 			op.Parameters = append(op.Parameters, openapi.Parameter{Name: "id", In: "path", Required: true,
 				Description: "the key's id", Schema: &openapi.Schema{Type: "string", Pattern: "^[0-9]+$"}})
+		}
+		for name, about := range worldParams {
+			if strings.Contains(rt.path, "{"+name+"}") {
+				op.Parameters = append(op.Parameters, openapi.Parameter{Name: name, In: "path", Required: true,
+					Description: about, Schema: &openapi.Schema{Type: "string", Pattern: "^[0-9]+$"}})
+			}
 		}
 		for _, q := range rt.query {
 			op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: "query", Description: q.about,
@@ -111,8 +120,8 @@ func Document() *openapi.Document {
 func operationID(rt route) string {
 	id := strings.ToLower(rt.method)
 	for _, part := range strings.Split(strings.Trim(rt.path, "/"), "/")[1:] {
-		if part == "{id}" {
-			part = "by_id"
+		if name, ok := strings.CutPrefix(part, "{"); ok {
+			part = "by_" + strings.TrimSuffix(name, "}")
 		}
 		id += "_" + strings.ReplaceAll(part, "-", "_")
 	}

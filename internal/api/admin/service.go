@@ -19,9 +19,12 @@ type Store interface {
 	social.AccountAdmin
 }
 
-// Service administers the keys of one store.
+// Service administers the keys of one store, and its world.
 type Service struct {
 	Store Store
+	// Data is the world the /admin/world routes change (nil: they answer
+	// 500).
+	Data WorldData
 }
 
 // Bounds of what an operator may ask for.
