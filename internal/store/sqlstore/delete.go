@@ -20,12 +20,13 @@ import (
 // transaction. Every statement finds its rows by an index (the plans are
 // read by the engines' tests through DeleteStatements).
 type Deleter struct {
-	// Lock runs first in a transaction that deletes, Guard first in one
-	// that writes without deleting (before it reads the tombstones):
-	// PostgreSQL's exclusive and shared transaction-level advisory locks,
-	// so that a write that found no tombstone for a post cannot commit it
-	// after the post's deletion committed. SQLite has one writer: none.
-	Lock, Guard string
+	// Lock runs first in a transaction that deletes. Probe, when set,
+	// replaces the query of whether any tombstone exists, which a write
+	// runs before it reads them. PostgreSQL's Lock takes an advisory lock
+	// exclusively and its Probe takes it shared first, so that a write
+	// that found no tombstone for a post cannot commit it after the
+	// post's deletion committed. SQLite has one writer: neither.
+	Lock, Probe string
 	// Unindex deletes the engine's own index rows of deleted posts
 	// (SQLite: the full-text rows and post_hashtags); ids are padded (see
 	// Padded). Nil: none.

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -23,10 +24,11 @@ var tombstoneLookup = `SELECT id FROM tombstones WHERE kind = ? AND id IN ` + In
 func (d Deleter) Apply(ctx context.Context, tx DB, b *social.Batch) (*social.Batch, social.WriteStats, []monitor.Change, error) {
 	var st social.WriteStats
 	var changes []monitor.Change
-	deletes := len(b.DeletePosts)+len(b.DeleteUsers) > 0
-	if deletes {
-		if err := lock(ctx, tx, d.Lock); err != nil {
-			return nil, st, nil, err
+	if len(b.DeletePosts)+len(b.DeleteUsers) > 0 {
+		if d.Lock != "" {
+			if err := tx.Query(ctx, d.Lock, nil, func(Rows) error { return nil }); err != nil {
+				return nil, st, nil, fmt.Errorf("deletions: lock: %w", err)
+			}
 		}
 		x, err := d.deleteAll(ctx, tx, b)
 		if err != nil {
@@ -37,13 +39,8 @@ func (d Deleter) Apply(ctx context.Context, tx DB, b *social.Batch) (*social.Bat
 	if b.Len() == len(b.DeletePosts)+len(b.DeleteUsers) {
 		return b, st, changes, nil
 	}
-	if !deletes {
-		if err := lock(ctx, tx, d.Guard); err != nil {
-			return nil, st, nil, err
-		}
-	}
 	found := false
-	if err := tx.Query(ctx, tombstonesExist, nil, func(r Rows) error { return r.Scan(&found) }); err != nil {
+	if err := tx.Query(ctx, cmp.Or(d.Probe, tombstonesExist), nil, func(r Rows) error { return r.Scan(&found) }); err != nil {
 		return nil, st, nil, fmt.Errorf("deletions: tombstones: %w", err)
 	}
 	if !found {
@@ -51,17 +48,6 @@ func (d Deleter) Apply(ctx context.Context, tx DB, b *social.Batch) (*social.Bat
 	}
 	kept, err := leaveOut(ctx, tx, b, &st)
 	return kept, st, changes, err
-}
-
-// lock runs a Deleter's lock statement, if it has one.
-func lock(ctx context.Context, tx DB, q string) error {
-	if q == "" {
-		return nil
-	}
-	if err := tx.Query(ctx, q, nil, func(Rows) error { return nil }); err != nil {
-		return fmt.Errorf("deletions: lock: %w", err)
-	}
-	return nil
 }
 
 // tombstoned reads which of ids of kind are tombstoned.

@@ -9,6 +9,18 @@ CREATE TABLE tombstones (
     PRIMARY KEY (kind, id)
 );
 
+-- A write calls this before it reads the tombstones: it holds the
+-- deletions lock shared until the write commits (a deletion holds it
+-- exclusively, postgres/delete.go), so it waits for a deletion in progress,
+-- and then says whether any tombstone exists. The query runs in a volatile
+-- function, whose every query takes a snapshot of its own (READ
+-- COMMITTED): it sees the deletion the lock waited for. One round trip.
+CREATE FUNCTION roost_tombstones_guard() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtext('roost deletions ' || current_schema()));
+    RETURN EXISTS (SELECT 1 FROM tombstones);
+END $$;
+
 CREATE INDEX posts_repost_of ON posts (repost_of_id) WHERE repost_of_id <> 0;
 CREATE INDEX highlights_by_post ON highlights (post_id);
 CREATE INDEX reposts_by_user ON reposts (user_id);
