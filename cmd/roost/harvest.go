@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -215,8 +216,13 @@ func readIDs(path string) ([]int64, error) {
 		return nil, fmt.Errorf("ids: %w", err)
 	}
 	defer f.Close()
+	return scanIDs(f, path)
+}
+
+// scanIDs is readIDs of r, named path in errors.
+func scanIDs(r io.Reader, path string) ([]int64, error) {
 	var ids []int64
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {

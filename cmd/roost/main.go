@@ -71,6 +71,7 @@ func commands() []command {
 		{"top", "rank the hashtags, mentions, links, authors… of the posts a query matches", cmdTop},
 		{"export", "write the posts a query matches as CSV, JSON lines, API v1.1 or v2, or ids", cmdExport},
 		{"network", "write the network of who replied to, quoted, reposted and mentioned whom", cmdNetwork},
+		{"redact", "delete posts or accounts as the network did, for good (tombstones keep them out)", cmdRedact},
 	}
 }
 

@@ -417,7 +417,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		// The world control writes as the living world does, and renders as
 		// the public API (and the monitors) do.
 		world := &admin.World{Editor: edit.New(s.World(), s), Render: httpapi.NewRenderer(s)}
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world}, token, e.log)))
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world, Data: s}, token, e.log)))
 		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {

@@ -155,7 +155,7 @@ func (g *Gateway) Fetch(ctx context.Context, req httpapi.UpstreamRequest) ([]byt
 // and what this request's call cost.
 func (g *Gateway) page(ctx context.Context, req httpapi.UpstreamRequest, entry *ledger.Entry) ([]byte, int, error) {
 	key := cacheKey(req)
-	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+	if p, ok, err := g.cached(ctx, key, req); err != nil {
 		return nil, 0, err
 	} else if ok {
 		entry.CacheHit = true
@@ -179,9 +179,9 @@ func (g *Gateway) page(ctx context.Context, req httpapi.UpstreamRequest, entry *
 
 // cached returns the page under key when it is fresh: the copy held in
 // memory, else the stored one.
-func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, bool, error) {
-	fresh := func(p ledger.Page) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(route)] }
-	if p, ok := g.memory.get(key); ok && fresh(p) {
+func (g *Gateway) cached(ctx context.Context, key string, req httpapi.UpstreamRequest) (ledger.Page, bool, error) {
+	fresh := func(p ledger.Page) bool { return g.cfg.Now().Sub(p.FetchedAt) < g.fresh[Class(req.Route)] }
+	if p, ok := g.memory.get(key, req.Deletions); ok && fresh(p) {
 		return p, true, nil
 	}
 	p, ok, err := g.cfg.Store.Page(ctx, key)
@@ -191,7 +191,7 @@ func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, b
 	if !fresh(p) {
 		return p, false, nil
 	}
-	g.memory.put(key, p)
+	g.memory.put(key, p, req.Deletions)
 	return p, true, nil
 }
 
@@ -203,7 +203,7 @@ func (g *Gateway) cached(ctx context.Context, key, route string) (ledger.Page, b
 func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamRequest) (*fetched, error) {
 	f := &fetched{leader: req.RequestID}
 	// Another replica (or a call that just ended) may have stored it.
-	if p, ok, err := g.cached(ctx, key, req.Route); err != nil {
+	if p, ok, err := g.cached(ctx, key, req); err != nil {
 		return f, err
 	} else if ok {
 		f.page = p
@@ -248,7 +248,7 @@ func (g *Gateway) fetch(ctx context.Context, key string, req httpapi.UpstreamReq
 	if err := g.cfg.Store.PutPage(ctx, key, req.Route, f.page); err != nil {
 		g.cfg.Log.ErrorContext(ctx, "cache page", "request_id", req.RequestID, "err", err)
 	} else {
-		g.memory.put(key, f.page)
+		g.memory.put(key, f.page, req.Deletions)
 	}
 	g.storeData(ctx, req, body, now)
 	return f, nil

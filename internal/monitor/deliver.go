@@ -253,6 +253,28 @@ func (s *Service) deliver(ctx context.Context, o *Outgoing, keep bool) *Outgoing
 		s.pause(ctx, o, err)
 		return nil
 	}
+	var until time.Time
+	if keep {
+		until = s.opt.Now().Add(s.lease())
+	}
+	switch why, err := s.deleted(ctx, o); {
+	case err != nil:
+		// Whether it was deleted is not known: the event waits for the
+		// next round rather than risk sending a deleted post.
+		s.log.Warn("monitors: look up what an event is about", "monitor", id, "event", o.ID, "err", err)
+		if err := s.store.Release(ctx, id); err != nil {
+			s.log.Warn("monitors: release", "monitor", id, "err", err)
+		}
+		return nil
+	case why != "":
+		s.metrics.deliveries.WithLabelValues("dropped").Inc()
+		a := Attempt{MonitorID: id, EventID: o.ID, Attempt: o.Attempts + 1, Error: why, At: s.opt.Now()}
+		following, err := s.store.RecordNext(ctx, a, EventDropped, a.At, a.At, until)
+		if err != nil {
+			s.log.Warn("monitors: record a dropped event", "monitor", id, "event", o.ID, "err", err)
+		}
+		return following
+	}
 	url := o.DefaultURL
 	if o.Monitor.WebhookURL != nil {
 		url = o.Monitor.WebhookURL
@@ -288,15 +310,45 @@ func (s *Service) deliver(ctx context.Context, o *Outgoing, keep bool) *Outgoing
 	outcome := map[string]string{EventDelivered: "delivered", EventPending: "retry",
 		EventDead: "dead"}[state]
 	s.metrics.deliveries.WithLabelValues(outcome).Inc()
-	var until time.Time
-	if keep {
-		until = s.opt.Now().Add(s.lease())
-	}
 	following, err := s.store.RecordNext(ctx, a, state, next, s.opt.Now(), until)
 	if err != nil {
 		s.log.Warn("monitors: record delivery", "monitor", id, "event", o.ID, "err", err)
 	}
 	return following
+}
+
+// deleted says why an event is not to be sent ("" when it is): the post
+// of a new_tweet, the followed account of a new_following or the
+// monitored account of a profile_update was deleted since the event was
+// made. A user_deleted event is always sent.
+func (s *Service) deleted(ctx context.Context, o *Outgoing) (string, error) {
+	var named struct {
+		IDStr string `json:"id_str"`
+	}
+	if o.Event == EventNewTweet || o.Event == EventNewFollowing {
+		if err := json.Unmarshal(o.Data, &named); err != nil {
+			return "", fmt.Errorf("event %d: %w", o.ID, err)
+		}
+	}
+	id, _ := strconv.ParseInt(named.IDStr, 10, 64)
+	switch o.Event {
+	case EventNewTweet:
+		ps, err := s.data.Posts(ctx, []int64{id})
+		if err != nil || len(ps) > 0 {
+			return "", err
+		}
+		return "not sent: the post was deleted", nil
+	case EventNewFollowing, EventProfileUpdate:
+		if o.Event == EventProfileUpdate {
+			id = o.Monitor.UserID
+		}
+		us, err := s.data.UsersByIDs(ctx, []int64{id})
+		if err != nil || len(us) > 0 {
+			return "", err
+		}
+		return "not sent: the account was deleted", nil
+	}
+	return "", nil
 }
 
 // post sends an event once and returns the receiver's status.

@@ -16,11 +16,13 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
-// Webhook event names, as the hosted API sends them.
+// Webhook event names, as the hosted API sends them; EventUserDeleted is
+// roost's own (the hosted monitors have no event for a deleted account).
 const (
 	EventNewTweet      = "new_tweet"
 	EventNewFollowing  = "new_following"
 	EventProfileUpdate = "profile_update"
+	EventUserDeleted   = "user_deleted"
 )
 
 // dispatchBatch is how many changes one dispatch reads.
@@ -60,7 +62,9 @@ func (s *Service) DispatchOnce(ctx context.Context) (int, error) {
 // eventsOf makes the events of a run of changes, in change order, and
 // the profile snapshots they move.
 func (s *Service) eventsOf(ctx context.Context, cs []Change) ([]NewEvent, map[string][]byte, error) {
-	var authors, followers, profiles []int64
+	var authors, followers, profiles, gone []int64
+	// What the run deletes is not waited for (see below).
+	deletedPosts, deletedUsers := map[int64]bool{}, map[int64]bool{}
 	for _, c := range cs {
 		switch c.Kind {
 		case ChangePost:
@@ -69,15 +73,21 @@ func (s *Service) eventsOf(ctx context.Context, cs []Change) ([]NewEvent, map[st
 			followers = append(followers, c.Subject)
 		case ChangeProfile:
 			profiles = append(profiles, c.Subject)
+		case ChangePostDeleted:
+			deletedPosts[c.Object] = true
+		case ChangeUserDeleted:
+			deletedUsers[c.Subject] = true
+			gone = append(gone, c.Subject)
 		}
-		// ChangeUnfollow: the hosted monitors have no event for it.
+		// ChangeUnfollow, ChangePostDeleted: the hosted monitors have no
+		// event for them.
 	}
 	watching := map[ChangeKind]map[int64][]Monitor{}
 	for kind, q := range map[ChangeKind]struct {
 		users []int64
 		kind  string
 	}{ChangePost: {authors, UserTweets}, ChangeFollow: {followers, UserFollowing},
-		ChangeProfile: {profiles, UserProfile}} {
+		ChangeProfile: {profiles, UserProfile}, ChangeUserDeleted: {gone, UserProfile}} {
 		ms, err := s.store.Watching(ctx, unique(q.users), q.kind)
 		if err != nil {
 			return nil, nil, err
@@ -118,9 +128,11 @@ func (s *Service) eventsOf(ctx context.Context, cs []Change) ([]NewEvent, map[st
 	}
 	// A post or user a change names is stored (its change committed with
 	// it), but a read replica may not have it yet: the run waits for it,
-	// for up to unreadableAfter, then goes on without it.
+	// for up to unreadableAfter, then goes on without it. One that a later
+	// change of the run deletes is not waited for.
 	for _, c := range cs {
-		if len(watching[c.Kind][c.Subject]) == 0 || time.Since(c.At) > unreadableAfter {
+		if len(watching[c.Kind][c.Subject]) == 0 || time.Since(c.At) > unreadableAfter ||
+			deletedUsers[c.Subject] || deletedUsers[c.Object] || (c.Kind == ChangePost && deletedPosts[c.Object]) {
 			continue
 		}
 		_, havePost := posts[c.Object]
@@ -162,10 +174,28 @@ func (s *Service) eventsOf(ctx context.Context, cs []Change) ([]NewEvent, map[st
 				snaps[m.ID] = after
 				events = append(events, NewEvent{MonitorID: m.ID, Event: EventProfileUpdate,
 					Data: s.render.User(u), Extra: extra})
+			case ChangeUserDeleted:
+				snap, seen := snaps[m.ID]
+				if !seen {
+					snap = m.Snapshot
+				}
+				events = append(events, NewEvent{MonitorID: m.ID, Event: EventUserDeleted, Dedup: "user_deleted",
+					Data: deletedUser(c.Subject, snap)})
 			}
 		}
 	}
 	return events, snaps, nil
+}
+
+// deletedUser is the data of a user_deleted event: the account's id and
+// the watched profile fields as the monitor last saw them (its snapshot),
+// the account itself being gone.
+func deletedUser(id int64, snapshot []byte) []byte {
+	fields := map[string]any{}
+	json.Unmarshal(snapshot, &fields) //nolint:errcheck // an empty snapshot is no fields
+	fields["id"], fields["id_str"] = id, strconv.FormatInt(id, 10)
+	out, _ := json.Marshal(fields) // strings and a number always encode
+	return out
 }
 
 // profileFields are the profile fields whose change is a profile_update

@@ -12,7 +12,7 @@ type metrics struct {
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roost_webhook_deliveries_total",
-			Help: "Webhook delivery attempts by outcome: delivered, retry, dead, paused (no balance)."}, []string{"outcome"}),
+			Help: "Webhook delivery attempts by outcome: delivered, retry, dead, paused (no balance), dropped (deleted)."}, []string{"outcome"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roost_monitor_events_total",
 			Help: "Monitor events stored in the outbox, by event."}, []string{"event"}),
 		seconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "roost_webhook_delivery_seconds",

@@ -13,6 +13,9 @@ const (
 	EventPending   = "pending"
 	EventDelivered = "delivered"
 	EventDead      = "dead" // every attempt failed
+	// EventDropped: never sent, the post or user it is about having been
+	// deleted before its delivery.
+	EventDropped = "dropped"
 )
 
 // KeepAttempts is how many attempts the delivery log keeps per monitor.
@@ -86,6 +89,12 @@ const (
 	ChangeProfile  ChangeKind = 2 // a full profile written (inserted or updated): Subject the user
 	ChangeFollow   ChangeKind = 3 // a follow inserted: Subject the follower, Object the followee
 	ChangeUnfollow ChangeKind = 4 // a follow deleted: Subject the follower, Object the followee
+	// ChangePostDeleted: a post deleted (social.Batch.DeletePosts, or a
+	// native repost of one): Subject its author, Object the post.
+	ChangePostDeleted ChangeKind = 5
+	// ChangeUserDeleted: a user deleted (social.Batch.DeleteUsers), its
+	// posts with it: Subject the user.
+	ChangeUserDeleted ChangeKind = 6
 )
 
 // Change is one row of the change log that data writes append to, in

@@ -64,7 +64,8 @@ type Store interface {
 	LeaseAll(ctx context.Context, os []Outgoing, now, until time.Time) ([]bool, error)
 	// RecordNext logs an attempt (the log keeps KeepAttempts a monitor)
 	// and moves its event to state (pending: retried at next), in one
-	// transaction. When the attempt delivered its event and until is set,
+	// transaction. When the attempt delivered its event (or dropped it)
+	// and until is set,
 	// it returns the monitor's next event if due at now, keeping the lease
 	// for it until until; else (nil) the lease is released.
 	RecordNext(ctx context.Context, a Attempt, state string, next, now, until time.Time) (*Outgoing, error)

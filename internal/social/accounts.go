@@ -205,11 +205,12 @@ type Accounts interface {
 
 // Versions are counters that move, in the same transaction, with every
 // change of their kind: Content with every data write, Keys with every
-// change of a key but a debit. What was read under a version is current
-// while the counter has not moved. Content is negative when the store's
-// reads may lag its counter (read replicas): then nothing read may be kept.
+// change of a key but a debit, Deletions with every write that deletes
+// posts or users. What was read under a version is current while the
+// counter has not moved. Content is negative when the store's reads may
+// lag its counter (read replicas): then nothing read may be kept.
 type Versions struct {
-	Content, Keys int64
+	Content, Keys, Deletions int64
 }
 
 // Versioned is a store that keeps Versions.

@@ -140,6 +140,15 @@ type Batch struct {
 	// transaction, and the write fails with ErrConflict, writing nothing,
 	// unless the stored last tick is LiveTick-1.
 	LiveTick int64 `json:",omitempty"`
+	// DeletePosts and DeleteUsers are posts and users to delete, before
+	// anything else of the batch is written: every id is tombstoned
+	// (also one that is not stored), so that no later write stores it
+	// again, and the stored ones go with everything that hangs off them
+	// (docs/api.md, "Deleted posts and accounts"). The rest of the batch,
+	// like every later write, leaves out the values that name a
+	// tombstoned post or user (WriteStats counts them).
+	DeletePosts []int64 `json:",omitempty"`
+	DeleteUsers []int64 `json:",omitempty"`
 }
 
 // Len is the number of values in the batch.
@@ -147,7 +156,8 @@ func (b *Batch) Len() int {
 	return len(b.Users) + len(b.Posts) + len(b.Follows) + len(b.Reposts) + len(b.Affiliations) +
 		len(b.Highlights) + len(b.Likes) + len(b.Lists) + len(b.ListMembers) + len(b.ListSubscribers) +
 		len(b.Communities) + len(b.CommunityMembers) + len(b.Spaces) + len(b.Unfollows) +
-		len(b.Unlikes) + len(b.ListRemovals) + len(b.ListUnsubscribes) + len(b.CommunityLeaves)
+		len(b.Unlikes) + len(b.ListRemovals) + len(b.ListUnsubscribes) + len(b.CommunityLeaves) +
+		len(b.DeletePosts) + len(b.DeleteUsers)
 }
 
 // WriteStats counts what a Write did with users and posts.
@@ -156,6 +166,20 @@ type WriteStats struct {
 	PostsUpdated  int
 	UsersInserted int
 	UsersUpdated  int
+	// PostsDeleted and UsersDeleted are the posts and users of
+	// DeletePosts and DeleteUsers that were stored; PostsDeletedWith the
+	// posts that went with them (a deleted post's native reposts, a
+	// deleted user's posts).
+	PostsDeleted     int
+	UsersDeleted     int
+	PostsDeletedWith int
+	// PostsSkipped, UsersSkipped and RelationsSkipped are the values of
+	// the batch left out because they name a deleted (tombstoned) post or
+	// user: posts with a deleted id, author or reposted post, users with
+	// a deleted id, and relations, lists and spaces naming either.
+	PostsSkipped     int
+	UsersSkipped     int
+	RelationsSkipped int
 }
 
 // Add sums two stats.
@@ -164,6 +188,12 @@ func (s *WriteStats) Add(o WriteStats) {
 	s.PostsUpdated += o.PostsUpdated
 	s.UsersInserted += o.UsersInserted
 	s.UsersUpdated += o.UsersUpdated
+	s.PostsDeleted += o.PostsDeleted
+	s.UsersDeleted += o.UsersDeleted
+	s.PostsDeletedWith += o.PostsDeletedWith
+	s.PostsSkipped += o.PostsSkipped
+	s.UsersSkipped += o.UsersSkipped
+	s.RelationsSkipped += o.RelationsSkipped
 }
 
 // Writer stores values. Write is atomic (all of the batch or none of it)

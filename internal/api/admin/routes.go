@@ -59,7 +59,7 @@ func routes() []route {
 		{"GET", "/admin/usage", "Requests, items and spending per key, endpoint and UTC day", (*handler).usage,
 			nil, 200, reflect.TypeFor[usageBody](), []queryParam{{"key_id", "only this key"}, endpoint, since, until}, []int{422}, "", 0},
 	}
-	return append(keys, worldRoutes()...)
+	return append(append(keys, worldRoutes()...), worldDeleteRoutes()...)
 }
 
 // pathParams describe the path parameters of the routes.
@@ -80,16 +80,18 @@ func Document() *openapi.Document {
 			SecuritySchemes: map[string]openapi.SecurityScheme{"admin": {Type: "http", Scheme: "bearer"}}},
 	}
 	errorAbout := map[int]string{400: "the body is not a JSON object of this endpoint", 401: "Admin token required",
-		404: "Key, user or post not found, or an unknown path", 409: "a concurrent change: try again",
+		404: "Key not found, or User not found / Tweet not found (on /admin/world), or an unknown path", 409: "a concurrent change: try again",
 		422: "a value is refused (the message names it)", 500: "Internal error (the cause is in the log)"}
 	for code, about := range errorAbout {
 		doc.Components.Responses["Error"+strconv.Itoa(code)] = &openapi.Response{Description: about, Content: openapi.JSON(errRef)}
 	}
 	for _, rt := range routes() {
+		ok := &openapi.Response{Description: "ok"}
+		if rt.answer != nil {
+			ok.Content = openapi.JSON(sc.Of(rt.answer))
+		}
 		op := &openapi.Operation{OperationID: operationID(rt), Summary: rt.summary, Tags: []string{"admin"},
-			Security: []map[string][]string{{"admin": {}}},
-			Responses: map[string]*openapi.Response{strconv.Itoa(rt.status): {Description: "ok",
-				Content: openapi.JSON(sc.Of(rt.answer))}}}
+			Security: []map[string][]string{{"admin": {}}}, Responses: map[string]*openapi.Response{strconv.Itoa(rt.status): ok}}
 		for _, code := range append([]int{401, 500}, rt.errors...) {
 			op.Responses[strconv.Itoa(code)] = &openapi.Response{Ref: "#/components/responses/Error" + strconv.Itoa(code)}
 		}

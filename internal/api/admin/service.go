@@ -19,11 +19,14 @@ type Store interface {
 	social.AccountAdmin
 }
 
-// Service administers the keys of one store and, with World, changes
-// its world (nil: the world routes answer 404).
+// Service administers the keys of one store and, with World and Data,
+// its world: World creates and changes users, posts and relations (nil:
+// those routes answer 404), Data deletes posts and users (nil: the
+// delete routes answer 500).
 type Service struct {
 	Store Store
 	World *World
+	Data  WorldData
 }
 
 // Bounds of what an operator may ask for.

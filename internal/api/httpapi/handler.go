@@ -257,7 +257,7 @@ func (c *passage) page() ([]byte, int, bool) {
 	s, rt, a := c.s, c.rt, c.a
 	serve := rt.serve
 	if c.gateway {
-		serve = s.serveUpstream(rt, c.r)
+		serve = s.serveUpstream(rt, c.r, c.vs.Deletions)
 	}
 	cacheKey, cacheable := pageKey(c.r, rt, a, c.gateway)
 	cacheable = cacheable && s.pages != nil && c.vs.Content >= 0
@@ -339,7 +339,7 @@ func setCharged(h http.Header, items int, micros int64) {
 }
 
 // noVersions caches nothing.
-var noVersions = social.Versions{Content: -1, Keys: -1}
+var noVersions = social.Versions{Content: -1, Keys: -1, Deletions: -1}
 
 // versions reads the store's change counters for a paid route's caches;
 // noVersions for a free route (its answers are the key's own: balance,

@@ -231,7 +231,7 @@ func serveMonitor(ctx context.Context, s *server, a *args) (any, int, error) {
 		return nil, 0, err
 	}
 	out := wire.MonitorDetails{Monitor: newMonitor(&m), Events: map[string]int64{}, Deliveries: []wire.Delivery{}}
-	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead} {
+	for _, st := range []string{monitor.EventPending, monitor.EventDelivered, monitor.EventDead, monitor.EventDropped} {
 		out.Events[st] = d.Events[st]
 	}
 	for _, at := range d.Attempts {

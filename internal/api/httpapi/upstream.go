@@ -44,6 +44,10 @@ type UpstreamRequest struct {
 	Name  string
 	IDs   []int64
 	Names []string
+	// Deletions is the store's deletions counter as the request read it
+	// (social.Versions; negative: not known): a page held in memory
+	// since before a deletion must not be served.
+	Deletions int64
 }
 
 // Answer is an error answered with its own status and message (e.g. an
@@ -60,7 +64,7 @@ func (a *Answer) Error() string { return a.Message }
 type rawJSON []byte
 
 // serveUpstream is the work of a route in gateway mode.
-func (s *server) serveUpstream(rt *route, r *http.Request) func(ctx context.Context, s *server, a *args) (any, int, error) {
+func (s *server) serveUpstream(rt *route, r *http.Request, deletions int64) func(ctx context.Context, s *server, a *args) (any, int, error) {
 	return func(ctx context.Context, s *server, a *args) (any, int, error) {
 		path := r.URL.EscapedPath()
 		for _, p := range prefixes {
@@ -85,7 +89,7 @@ func (s *server) serveUpstream(rt *route, r *http.Request) func(ctx context.Cont
 		info := infoFrom(ctx)
 		body, items, err := s.upstream.Fetch(ctx, UpstreamRequest{
 			Route: rt.name, Method: r.Method, Path: path, Query: r.URL.Query(), Body: a.body,
-			PathValues: values, MaxItems: maxItems, RequestID: info.id, KeyID: a.key.ID,
+			PathValues: values, MaxItems: maxItems, RequestID: info.id, KeyID: a.key.ID, Deletions: deletions,
 			ID: a.id, Name: a.name, IDs: a.ids, Names: a.names,
 		})
 		if err != nil {

@@ -39,12 +39,15 @@ import (
 
 // exportSet is one export: a zip, or a tweets.js with its neighbours.
 type exportSet struct {
-	name    string
-	account *source
-	profile *source
-	notes   *source
-	tweets  []*source
-	likes   []*source
+	name      string
+	account   *source
+	profile   *source
+	notes     *source
+	tweets    []*source
+	likes     []*source
+	deleted   []*source // deleted-tweets.js
+	followers []*source // follower.js
+	following []*source // following.js
 }
 
 // ytdItem is one element of an export file.
@@ -52,13 +55,16 @@ type ytdItem struct {
 	Tweet     *v1Status `json:"tweet"`
 	Account   *ytdAccount
 	Profile   *ytdProfile
-	NoteTweet *ytdNote `json:"noteTweet"`
-	Like      *ytdLike `json:"like"`
+	NoteTweet *ytdNote   `json:"noteTweet"`
+	Like      *ytdLike   `json:"like"`
+	Follower  *ytdFollow `json:"follower"`
+	Following *ytdFollow `json:"following"`
 }
 
 // notTweet reports whether the item is one of the other kinds.
 func (it *ytdItem) notTweet() bool {
-	return it.Account != nil || it.Profile != nil || it.NoteTweet != nil || it.Like != nil
+	return it.Account != nil || it.Profile != nil || it.NoteTweet != nil || it.Like != nil ||
+		it.Follower != nil || it.Following != nil
 }
 
 type ytdLike struct {

@@ -54,7 +54,7 @@ func Detect(peek []byte) (string, error) {
 		return false
 	}
 	switch {
-	case sh.inArray && has("tweet", "noteTweet", "account", "profile"):
+	case sh.inArray && has("tweet", "noteTweet", "account", "profile", "like", "follower", "following"):
 		return FormatArchive, nil
 	case has("tweet_created_at"):
 		return FormatAPI, nil

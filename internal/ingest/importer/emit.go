@@ -144,6 +144,8 @@ func (e *emitter) add(it item) error {
 		e.space(s)
 	}
 	e.cur.Lists = append(e.cur.Lists, b.Lists...)
+	e.cur.DeletePosts = append(e.cur.DeletePosts, b.DeletePosts...)
+	e.cur.DeleteUsers = append(e.cur.DeleteUsers, b.DeleteUsers...)
 	if len(e.cur.Posts) >= e.size || len(e.cur.Users) >= 4*e.size || e.cur.Len() >= 8*e.size {
 		return e.done()
 	}

@@ -51,9 +51,16 @@
 //   - --strict makes a full validating pass over every input before
 //     writing anything: the first malformed record stops the command with
 //     the database untouched.
+//   - An export's deleted-tweets.js deletes its posts (and tombstones
+//     them, stored or not); its follower.js and following.js are follows
+//     with the owner at the other end, their accounts stubs, their times
+//     unknown (zero). Whatever names a deleted post or user (an earlier
+//     deletion's tombstone) is left out by the store and counted in
+//     Summary.LeftOut.
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,7 +100,8 @@ type Options struct {
 	// Following, Retweeters, ListMembers, Favoriters), whose body does not
 	// say it: the listed users follow FollowersOf, are followed by
 	// FollowingOf, reposted RepostersOf, belong to ListMembersOf, liked
-	// the post LikersOf.
+	// the post LikersOf. FollowersOf and FollowingOf also name the owner
+	// of an export's follower.js and following.js without account.js.
 	FollowersOf, FollowingOf, RepostersOf, ListMembersOf, LikersOf int64
 	// LikesOf names the user whose likes a GraphQL Likes capture lists
 	// (its tweet entries become likes of LikesOf), and the liking user of
@@ -162,6 +170,8 @@ func Import(ctx context.Context, w social.Writer, files []string, opt Options) (
 	}
 	sum.PostsInserted, sum.PostsUpdated = stats.PostsInserted, stats.PostsUpdated
 	sum.UsersInserted, sum.UsersUpdated = stats.UsersInserted, stats.UsersUpdated
+	sum.PostsDeleted, sum.PostsDeletedWith = stats.PostsDeleted, stats.PostsDeletedWith
+	sum.LeftOut = stats.PostsSkipped + stats.UsersSkipped + stats.RelationsSkipped
 	return sum, err
 }
 
@@ -328,11 +338,14 @@ func (r *run) source(ctx context.Context, src *source, emit func(item) error) er
 			return emit(item{batch: social.Batch{Users: []social.User{u}}, at: RecordError{File: src.name}})
 		case "note_tweet":
 			return emit(item{note: src.name + ": note-tweet.js is used together with tweets.js (beside it or in the zip)"})
-		case "like":
-			x.likes = []*source{src}
-			return r.export(ctx, x, emit)
 		}
-		x.tweets = []*source{src}
+		// The file is the export's one file of its kind; tweets by default.
+		into := map[string]*[]*source{"like": &x.likes, "deleted_tweets": &x.deleted, "follower": &x.followers,
+			"following": &x.following}[kind]
+		if into == nil {
+			into = &x.tweets
+		}
+		*into = []*source{src}
 		return r.export(ctx, x, emit)
 	}
 	return fmt.Errorf("unknown format %q", format)
@@ -379,7 +392,30 @@ func (r *run) export(ctx context.Context, x *exportSet, emit func(item) error) e
 			return err
 		}
 	}
-	return exportFiles(ctx, x.likes, decodeExportLike(liker), emit)
+	if err := exportFiles(ctx, x.likes, decodeExportLike(liker), emit); err != nil {
+		return err
+	}
+	if err := exportFiles(ctx, x.deleted, decodeExportDeleted, emit); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		srcs      []*source
+		following bool
+		flag      string
+		of        int64
+	}{{x.followers, false, "--followers-of", r.opt.FollowersOf}, {x.following, true, "--following-of", r.opt.FollowingOf}} {
+		owner := cmp.Or(owner.ID, f.of)
+		if owner == 0 && len(f.srcs) > 0 {
+			if err := emit(item{note: x.name + ": follower.js and following.js do not say whose follows they list and no " +
+				"account.js names the owner: their follows were skipped; name the user with " + f.flag}); err != nil {
+				return err
+			}
+		}
+		if err := exportFiles(ctx, f.srcs, decodeExportFollow(f.following, owner), emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exportFiles streams the elements of export files through dec.

@@ -24,6 +24,7 @@ type recorder struct {
 	members map[[2]int64]social.ListMember
 	likes   map[[2]int64]social.Like
 	spaces  map[string]social.Space
+	deleted map[int64]bool // posts deleted (Batch.DeletePosts)
 }
 
 func newRecorder() *recorder {
@@ -31,7 +32,7 @@ func newRecorder() *recorder {
 		follows: map[[2]int64]social.Follow{}, reposts: map[[2]int64]social.Repost{},
 		lists: map[int64]social.List{}, comms: map[int64]social.Community{},
 		members: map[[2]int64]social.ListMember{}, likes: map[[2]int64]social.Like{},
-		spaces: map[string]social.Space{}}
+		spaces: map[string]social.Space{}, deleted: map[int64]bool{}}
 }
 
 func (r *recorder) Write(_ context.Context, b *social.Batch) (social.WriteStats, error) {
@@ -85,6 +86,9 @@ func (r *recorder) Write(_ context.Context, b *social.Batch) (social.WriteStats,
 	}
 	for _, s := range b.Spaces {
 		r.spaces[s.ID] = s
+	}
+	for _, id := range b.DeletePosts {
+		r.deleted[id] = true
 	}
 	return st, nil
 }

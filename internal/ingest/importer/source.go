@@ -104,8 +104,11 @@ func isZip(p string) (bool, error) {
 }
 
 var (
-	tweetsPart = regexp.MustCompile(`^tweets?(-part\d+)?\.js$`)
-	likePart   = regexp.MustCompile(`^like(-part\d+)?\.js$`)
+	tweetsPart    = regexp.MustCompile(`^tweets?(-part\d+)?\.js$`)
+	likePart      = regexp.MustCompile(`^like(-part\d+)?\.js$`)
+	deletedPart   = regexp.MustCompile(`^deleted-tweets?(-part\d+)?\.js$`)
+	followerPart  = regexp.MustCompile(`^follower(-part\d+)?\.js$`)
+	followingPart = regexp.MustCompile(`^following(-part\d+)?\.js$`)
 )
 
 // zipExport opens an export zip as an export set. The caller closes the
@@ -149,13 +152,21 @@ func zipExport(p string, counter *atomic.Int64) (*exportSet, io.Closer, error) {
 			x.tweets = append(x.tweets, s)
 		case likePart.MatchString(base):
 			x.likes = append(x.likes, s)
+		case deletedPart.MatchString(base):
+			x.deleted = append(x.deleted, s)
+		case followerPart.MatchString(base):
+			x.followers = append(x.followers, s)
+		case followingPart.MatchString(base):
+			x.following = append(x.following, s)
 		}
 	}
-	sort.Slice(x.tweets, func(i, j int) bool { return x.tweets[i].name < x.tweets[j].name })
-	sort.Slice(x.likes, func(i, j int) bool { return x.likes[i].name < x.likes[j].name })
-	if len(x.tweets) == 0 && x.account == nil && len(x.likes) == 0 {
+	for _, srcs := range [][]*source{x.tweets, x.likes, x.deleted, x.followers, x.following} {
+		sort.Slice(srcs, func(i, j int) bool { return srcs[i].name < srcs[j].name })
+	}
+	if len(x.tweets)+len(x.likes)+len(x.deleted)+len(x.followers)+len(x.following) == 0 && x.account == nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: zip holds no data/tweets.js, data/like.js or data/account.js", p)
+		return nil, nil, fmt.Errorf("%s: zip holds no data/tweets.js, data/like.js, data/deleted-tweets.js, "+
+			"data/follower.js, data/following.js or data/account.js", p)
 	}
 	return x, f, nil
 }

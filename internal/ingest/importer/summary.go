@@ -46,8 +46,15 @@ type Summary struct {
 	PostsUpdated  int
 	UsersInserted int
 	UsersUpdated  int
-	Skipped       int
-	SkipReasons   map[string]int
+	// PostsDeleted are the posts of deleted-tweets.js that were stored,
+	// deleted now with PostsDeletedWith more (their native reposts).
+	PostsDeleted, PostsDeletedWith int
+	// LeftOut counts the posts, users and relations not written because
+	// they name a deleted post or user (a tombstone: roost redact, a
+	// deleted-tweets.js).
+	LeftOut     int
+	Skipped     int
+	SkipReasons map[string]int
 	// Repaired counts, by file, the text fields that held a NUL byte or
 	// invalid UTF-8, which no store can hold: each such byte was imported
 	// as U+FFFD. Nil when there were none.
@@ -95,6 +102,12 @@ func (s Summary) String() string {
 	fmt.Fprintf(&b, "files %d, records read %d\n", s.Files, s.Read)
 	fmt.Fprintf(&b, "posts: %d new, %d updated\n", s.PostsInserted, s.PostsUpdated)
 	fmt.Fprintf(&b, "users: %d new, %d updated\n", s.UsersInserted, s.UsersUpdated)
+	if s.PostsDeleted+s.PostsDeletedWith > 0 {
+		fmt.Fprintf(&b, "deleted: %d posts (and %d reposts of them)\n", s.PostsDeleted, s.PostsDeletedWith)
+	}
+	if s.LeftOut > 0 {
+		fmt.Fprintf(&b, "left out %d posts, users and relations that name a deleted post or user\n", s.LeftOut)
+	}
 	fmt.Fprintf(&b, "skipped %d", s.Skipped)
 	if len(s.SkipReasons) > 0 {
 		reasons := make([]string, 0, len(s.SkipReasons))

@@ -30,7 +30,7 @@ const bulkMaintenanceMem = "512MB"
 // bulkKeep are the secondary indexes of bulkTables that a load keeps and
 // fills row by row: building one at the end reads the whole table again,
 // which costs more than its inserts when it indexes a minority of the rows
-// (the partial indexes of replies, quotes and community posts) or when the
+// (the partial indexes of replies, quotes, native reposts and community posts) or when the
 // load adds its keys in rising order, at the right edge of the tree (the
 // rows that name a post by id: mentions, tags, reposts, likes, and
 // conversations, keyed by their root post). Measured on 1M generated posts: dropping and
@@ -38,7 +38,7 @@ const bulkMaintenanceMem = "512MB"
 var bulkKeep = map[string]bool{
 	"posts_community": true, "posts_community_top": true, "posts_quoted": true, "posts_reply_to": true,
 	"posts_to": true, "posts_conversation": true, "post_mentions_post": true, "post_tags_post": true,
-	"reposts_by_time": true, "likes_by_post": true,
+	"reposts_by_time": true, "likes_by_post": true, "posts_repost_of": true,
 }
 
 // bulkLockSQL takes (or tries) the session advisory lock held for the whole

@@ -132,7 +132,7 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // countedTables are the tables Counts reports, as in package sqlite.
 var countedTables = []string{"users", "posts", "follows", "reposts", "affiliations", "highlights", "likes",
-	"lists", "list_members", "list_subscribers", "communities", "community_members", "spaces", "api_keys", "ledger"}
+	"lists", "list_members", "list_subscribers", "communities", "community_members", "spaces", "tombstones", "api_keys", "ledger"}
 
 // Counts reports how many values of each kind are stored.
 func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {

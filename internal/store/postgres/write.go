@@ -64,17 +64,23 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 					return fmt.Errorf("synchronous_commit: %w", err)
 				}
 			}
-			changes, err := changeLog.Begin(ctx, txDB{tx}, b)
+			kept, del, deleted, err := deleter.Apply(ctx, txDB{tx}, b)
 			if err != nil {
 				return err
 			}
-			if err := writeUsers(ctx, tx, b.Users, &st); err != nil {
+			st = del
+			changes, err := changeLog.Begin(ctx, txDB{tx}, kept)
+			if err != nil {
 				return err
 			}
-			if err := writePosts(ctx, tx, b.Posts, &st, &s.runes, direct, blind); err != nil {
+			changes.Deleted(deleted)
+			if err := writeUsers(ctx, tx, kept.Users, &st); err != nil {
 				return err
 			}
-			if err := writeRelations(ctx, tx, b, first, changes); err != nil {
+			if err := writePosts(ctx, tx, kept.Posts, &st, &s.runes, direct, blind); err != nil {
+				return err
+			}
+			if err := writeRelations(ctx, tx, kept, first, changes); err != nil {
 				return err
 			}
 			if b.LiveTick != 0 {

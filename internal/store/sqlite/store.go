@@ -255,7 +255,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Counts reports how many values of each kind are stored.
 func (s *Store) Counts(ctx context.Context) (map[string]int64, error) {
 	tables := []string{"users", "posts", "follows", "reposts", "affiliations", "highlights", "likes",
-		"lists", "list_members", "list_subscribers", "communities", "community_members", "spaces", "api_keys", "ledger"}
+		"lists", "list_members", "list_subscribers", "communities", "community_members", "spaces", "tombstones", "api_keys", "ledger"}
 	out := make(map[string]int64, len(tables))
 	for _, t := range tables {
 		var n int64

@@ -27,7 +27,7 @@ type versionsReader struct {
 	mu   sync.Mutex
 	conn *sql.Conn   // nil until the first read, and after a failed one
 	stmt driver.Stmt // prepared on conn
-	row  [4]driver.Value
+	row  [5]driver.Value
 
 	// The versions pages of the database and of the billing file, and
 	// the counters last read (while known).
@@ -38,9 +38,11 @@ type versionsReader struct {
 }
 
 // versionsSQL is sqlstore.VersionsSQL with each counter read from its
-// file: 'content' from the database, 'keys' from the billing file.
+// file: 'content' and 'deletions' from the database, 'keys' from the
+// billing file.
 const versionsSQL = `SELECT (SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionContent + `'),
-	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `')`
+	(SELECT n FROM billing.versions WHERE name = '` + sqlstore.VersionKeys + `'),
+	(SELECT n FROM main.versions WHERE name = '` + sqlstore.VersionDeletions + `')`
 
 // versionPagesSQL is versionsSQL and the page each versions table is on,
 // while it is on one page (a few short rows; else NULL, and the counters
@@ -128,14 +130,15 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 		if err != nil {
 			return err
 		}
-		var okc, okk bool
+		var okc, okk, okd bool
 		v.Content, okc = r.row[0].(int64)
 		v.Keys, okk = r.row[1].(int64)
-		if !okc || !okk {
-			return fmt.Errorf("counters read as %T and %T", r.row[0], r.row[1])
+		v.Deletions, okd = r.row[2].(int64)
+		if !okc || !okk || !okd {
+			return fmt.Errorf("counters read as %T, %T and %T", r.row[0], r.row[1], r.row[2])
 		}
 		for i := range pages {
-			if p, ok := r.row[2+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
+			if p, ok := r.row[3+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
 				pages[i] = uint32(p)
 			}
 		}

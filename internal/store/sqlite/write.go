@@ -95,13 +95,17 @@ func (s *Store) WriteTicks(ctx context.Context, fn func(w world.Store, write fun
 
 // writeIn stores a batch in tx.
 func (s *Store) writeIn(ctx context.Context, tx *sql.Tx, b *social.Batch) (social.WriteStats, error) {
-	var st social.WriteStats
 	w := &batchWriter{ctx: ctx, tx: tx, cache: &s.wstmts, stmts: map[string]*sql.Stmt{}}
 	defer w.close()
+	b, st, deleted, err := deleter.Apply(ctx, sqlDB(w.query), b)
+	if err != nil {
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
+	}
 	changes, err := changeLog.Begin(ctx, sqlDB(w.query), b)
 	if err != nil {
-		return st, fmt.Errorf("sqlite: write: %w", err)
+		return social.WriteStats{}, fmt.Errorf("sqlite: write: %w", err)
 	}
+	changes.Deleted(deleted)
 	if err := w.users(b.Users, &st); err != nil {
 		return social.WriteStats{}, err
 	}

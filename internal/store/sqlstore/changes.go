@@ -33,9 +33,11 @@ const watchedQuery = `SELECT EXISTS (SELECT 1 FROM monitors)`
 
 // Begin finds what the batch adds that monitors look at: posts not stored
 // yet, full profiles, follows not stored yet. It must run in the write's
-// transaction before the write (deleted follows are added by Unfollowed).
+// transaction before the write (deleted follows are added by Unfollowed,
+// deleted posts and users by Deleted).
 func (l ChangeLog) Begin(ctx context.Context, tx DB, b *social.Batch) (*PendingChanges, error) {
-	if len(b.Posts) == 0 && len(b.Users) == 0 && len(b.Follows) == 0 && len(b.Unfollows) == 0 {
+	if len(b.Posts) == 0 && len(b.Users) == 0 && len(b.Follows) == 0 && len(b.Unfollows) == 0 &&
+		len(b.DeletePosts) == 0 && len(b.DeleteUsers) == 0 {
 		return nil, nil
 	}
 	watched := false
@@ -134,6 +136,14 @@ func (pc *PendingChanges) Unfollowed(pairs []social.Follow) {
 	now := time.Now()
 	for _, f := range pairs {
 		pc.changes = append(pc.changes, monitor.Change{Kind: monitor.ChangeUnfollow, Subject: f.FollowerID, Object: f.FolloweeID, At: now})
+	}
+}
+
+// Deleted adds the changes of a batch's deletions (Deleter.Apply) to the
+// pending changes. pc may be nil (no monitor: nothing to log).
+func (pc *PendingChanges) Deleted(changes []monitor.Change) {
+	if pc != nil {
+		pc.changes = append(pc.changes, changes...)
 	}
 }
 

@@ -21,10 +21,34 @@ var (
 )
 
 // Batches streams every stored value to fn in batches, each of one kind, in
-// an order that a Writer can apply as it comes: users (stubs as stubs),
-// posts, relations, lists, communities. Each batch is new: fn may keep it.
+// an order that a Writer can apply as it comes: the tombstones (as
+// deletions, first, so that the copy keeps none of what they name),
+// users (stubs as stubs), posts, relations, lists, communities. Each
+// batch is new: fn may keep it.
 func Batches(ctx context.Context, e DB, fn func(*social.Batch) error) error {
 	steps := []func() error{
+		func() error {
+			type stone struct {
+				kind string
+				id   int64
+			}
+			return pages(ctx, e, `SELECT kind, id FROM tombstones WHERE (kind, id) > (?, ?) ORDER BY kind, id LIMIT ?`,
+				[]any{"", int64(-1 << 63)}, func(r Rows) (stone, error) {
+					var s stone
+					return s, r.Scan(&s.kind, &s.id)
+				}, func(s stone) []any { return []any{s.kind, s.id} },
+				func(ss []stone) error {
+					b := &social.Batch{}
+					for _, s := range ss {
+						if s.kind == TombstoneUser {
+							b.DeleteUsers = append(b.DeleteUsers, s.id)
+						} else {
+							b.DeletePosts = append(b.DeletePosts, s.id)
+						}
+					}
+					return fn(b)
+				})
+		},
 		func() error {
 			return pages(ctx, e, `SELECT `+UserColumns+` FROM users u WHERE u.id > ? ORDER BY u.id LIMIT ?`, first1,
 				scanUser, func(u social.User) []any { return []any{u.ID} },

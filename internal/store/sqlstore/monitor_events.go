@@ -278,7 +278,8 @@ func (s Monitors) Record(ctx context.Context, a monitor.Attempt, state string, n
 }
 
 // RecordNext records an attempt as Record does and, when the attempt
-// delivered its event and until is set, returns the monitor's next event
+// delivered its event (or dropped it: monitor.EventDropped) and until is
+// set, returns the monitor's next event
 // if it is due at now, keeping the lease for it until until: the
 // deliverer goes on with the monitor without a lease of its own for each
 // event. Without one (nil), the lease is released. All in one transaction.
@@ -301,7 +302,7 @@ func (s Monitors) RecordNext(ctx context.Context, a monitor.Attempt, state strin
 			return fmt.Errorf("event state: %w", err)
 		}
 		lease := int64(0)
-		if state == monitor.EventDelivered && !until.IsZero() {
+		if (state == monitor.EventDelivered || state == monitor.EventDropped) && !until.IsZero() {
 			// The monitor's oldest pending event, if due: a later one
 			// waits for it, as in Due.
 			found, err := all(ctx, tx, `SELECT `+outgoingCols+`

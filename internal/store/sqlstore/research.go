@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -210,6 +211,15 @@ func (r Research) SearchTop(ctx context.Context, q *search.Query, field social.T
 	if err != nil {
 		return nil, fmt.Errorf("top %s: %w", field, err)
 	}
+	if field == social.TopReplyTo || field == social.TopMentions {
+		// The posts that stay still name a deleted account they replied
+		// to or mentioned: it is no value of theirs.
+		deleted, err := DeletedUsers(ctx, r.DB)
+		if err != nil {
+			return nil, fmt.Errorf("top %s: %w", field, err)
+		}
+		t.Drop(func(v *social.TopValue) bool { return deleted[v.UserID] })
+	}
 	periods := t.Periods(g)
 	if field.Users() && field != social.TopMentions {
 		if err := r.names(ctx, periods); err != nil {
@@ -281,6 +291,13 @@ func (t *Tally) Add(b int64, key string, v social.TopValue, n int64) {
 	}
 	v.Count = n
 	m[key] = &v
+}
+
+// Drop forgets the values gone says are to go.
+func (t *Tally) Drop(gone func(*social.TopValue) bool) {
+	for _, m := range t.by {
+		maps.DeleteFunc(m, func(_ string, v *social.TopValue) bool { return gone(v) })
+	}
 }
 
 // Periods are the top values of each period, oldest first; ties go by
@@ -371,6 +388,12 @@ func (r Research) SearchInteractions(ctx context.Context, q *search.Query, fn fu
 		CASE WHEN p.repost_of_id <> 0 THEN coalesce((SELECT r.author_id FROM posts r WHERE r.id = p.repost_of_id), 0) ELSE 0 END,
 		CASE WHEN (p.flags & %d) <> 0 THEN p.entities ELSE '{}' END`, FlagMentions)
 	sel, args := selectMatch(m, cols, "", m.Lo, m.Hi)
+	// What the posts that stay say of a deleted account (a reply to it, a
+	// mention of it) is no interaction.
+	deleted, err := DeletedUsers(ctx, r.DB)
+	if err != nil {
+		return fmt.Errorf("interactions: %w", err)
+	}
 	batch := make([]social.Interaction, 0, interactionChunk)
 	err = r.DB.Query(ctx, sel, args, func(row Rows) error {
 		var x social.Interaction
@@ -384,6 +407,12 @@ func (r Research) SearchInteractions(ctx context.Context, q *search.Query, fn fu
 				return fmt.Errorf("post %d entities: %w", x.PostID, err)
 			}
 			x.Mentions = e.Mentions
+		}
+		if deleted != nil {
+			if deleted[x.ReplyToUserID] {
+				x.ReplyToUserID = 0
+			}
+			x.Mentions = slices.DeleteFunc(x.Mentions, func(m social.Mention) bool { return deleted[m.UserID] })
 		}
 		batch = append(batch, x)
 		if len(batch) == interactionChunk {

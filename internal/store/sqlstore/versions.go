@@ -18,6 +18,10 @@ const (
 	// VersionKeys moves with every change of a key other than a debit:
 	// top-up, revocation, rotation, rate limit, fault plan.
 	VersionKeys = "keys"
+	// VersionDeletions moves with every write that deletes posts or users
+	// (social.Batch.DeletePosts, DeleteUsers): the gateway's pages held in
+	// memory are forgotten when it moves.
+	VersionDeletions = "deletions"
 )
 
 // BumpVersion moves the counter name by one through tx, a DB on the
@@ -29,12 +33,13 @@ func BumpVersion(ctx context.Context, tx DB, name string) error {
 	return nil
 }
 
-// VersionsSQL reads both counters as one row of two integers: no text to
-// scan, one step (it is read for nearly every paid request).
+// VersionsSQL reads the counters as one row of three integers: no text
+// to scan, one step (it is read for nearly every paid request).
 const VersionsSQL = `SELECT (SELECT n FROM versions WHERE name = '` + VersionContent + `'),
-	(SELECT n FROM versions WHERE name = '` + VersionKeys + `')`
+	(SELECT n FROM versions WHERE name = '` + VersionKeys + `'),
+	(SELECT n FROM versions WHERE name = '` + VersionDeletions + `')`
 
-// Versions reads both counters in one statement.
+// Versions reads the counters in one statement.
 func (r Reader) Versions(ctx context.Context) (social.Versions, error) {
 	var v social.Versions
 	q := VersionsSQL
@@ -42,7 +47,7 @@ func (r Reader) Versions(ctx context.Context) (social.Versions, error) {
 		q = r.Dialect.VersionsSQL
 	}
 	err := r.DB.Query(ctx, q, nil, func(row Rows) error {
-		return row.Scan(&v.Content, &v.Keys)
+		return row.Scan(&v.Content, &v.Keys, &v.Deletions)
 	})
 	if err != nil {
 		return social.Versions{}, fmt.Errorf("versions: %w", err)

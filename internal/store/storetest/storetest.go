@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Unfollows", func(t *testing.T) { testUnfollows(t, open) })
 	t.Run("Removals", func(t *testing.T) { testRemovals(t, open) })
+	t.Run("Deletes", func(t *testing.T) { testDeletes(t, open) })
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 	t.Run("ChangeLog", func(t *testing.T) { testChangeLog(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })

@@ -1,7 +1,8 @@
 // Package transfer copies a whole roost database from one store to another,
 // across engines (SQLite to PostgreSQL and back): every user (extended bio
 // included), post, relation (likes included), list, community and audio
-// space, and the accounts verbatim (keys with their
+// space, the tombstones of deleted posts and users (as deletions: their
+// time becomes the copy's), and the accounts verbatim (keys with their
 // digests, balances and revocations, and the ledger with its ids), and of
 // a gateway its upstream ledger (with its ids) and what each upstream
 // budget period spent; its page cache is not copied (a cache, refetched
@@ -193,7 +194,7 @@ func count(c Counts, b *social.Batch) {
 		"affiliations": len(b.Affiliations), "highlights": len(b.Highlights), "lists": len(b.Lists),
 		"list_members": len(b.ListMembers), "list_subscribers": len(b.ListSubscribers),
 		"communities": len(b.Communities), "community_members": len(b.CommunityMembers),
-		"likes": len(b.Likes), "spaces": len(b.Spaces),
+		"likes": len(b.Likes), "spaces": len(b.Spaces), "tombstones": len(b.DeletePosts) + len(b.DeleteUsers),
 	} {
 		if n > 0 {
 			c[name] += int64(n)

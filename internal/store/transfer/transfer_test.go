@@ -117,6 +117,10 @@ func seed(t *testing.T, s store) *social.Batch {
 	if _, err := s.Write(ctx, b); err != nil {
 		t.Fatal(err)
 	}
+	// Deletions: their tombstones travel, missing ids' too.
+	if _, err := s.Write(ctx, &social.Batch{DeletePosts: []int64{14000, 999999}, DeleteUsers: []int64{77777}}); err != nil {
+		t.Fatal(err)
+	}
 	for i, name := range []string{"one", "two", "three"} {
 		k, err := s.CreateKey(ctx, social.APIKey{Name: name, Prefix: "roost_" + name, Digest: sha256.Sum256([]byte(name))}, int64(1000*(i+1)))
 		if err != nil {
@@ -190,6 +194,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 	sameData(t, "PostgreSQL → SQLite twice", pg, back)
 
+	// A tombstone of the source keeps its id out of the copy.
+	if st, err := back.Write(ctx, &social.Batch{Posts: []social.Post{{ID: 999999, AuthorID: 1, Text: "x"}}}); err != nil ||
+		st.PostsSkipped != 1 {
+		t.Errorf("a post deleted in the source is stored in the copy: %+v %v", st, err)
+	}
 	// A sample read through the store interface agrees.
 	u, err := back.UserByScreenName(ctx, "ALICE")
 	if err != nil || u.ID != 1 || !u.Verified || u.ExtendedBio != storetest.Fixture().Users[0].ExtendedBio {
