@@ -61,6 +61,21 @@ func FreshSchema(t testing.TB, base string) string {
 		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
+		// The schemas of the store's world snapshots (package postgres).
+		rows, err := conn.Query(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`, schema+"_snap_")
+		if err != nil {
+			t.Errorf("snapshots of schema %s: %v", schema, err)
+			return
+		}
+		snaps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Errorf("snapshots of schema %s: %v", schema, err)
+		}
+		for _, s := range snaps {
+			if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{s}.Sanitize()+" CASCADE"); err != nil {
+				t.Errorf("drop schema %s: %v", s, err)
+			}
+		}
 	})
 	u, err := url.Parse(base)
 	if err != nil {
