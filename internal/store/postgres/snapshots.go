@@ -17,13 +17,18 @@ import (
 // Snapshots (social.Snapshots) are schemas of their own beside the
 // store's: SCHEMA_snap_NAME, SCHEMA being the store's (current_schema(),
 // usually public), holding a copy of each of sqlstore.WorldTables (CREATE
-// TABLE … AS TABLE, without indexes: a snapshot is only read whole). A
+// TABLE … AS TABLE, without indexes: a restore reads each whole). A
 // restore is one transaction: it takes the deletions lock exclusively
-// (writers wait for it, as for a deletion), empties the world's tables
-// with one TRUNCATE, turns their triggers off (the outlier rows they keep
-// are copied with the rest), copies every table back with INSERT …
-// SELECT, and turns the triggers on again. The posts' tsvectors are
-// columns of their rows, so search needs nothing rebuilt.
+// (writers wait for it, as for a deletion) and writes only the rows that
+// differ (sqlstore.RestoreWorld). The posts' tsvectors are columns of
+// their rows, so search needs nothing rebuilt.
+
+// columnsSQL reads a table of the store's schema's columns and their
+// places in its primary key (sqlstore.RestoreWorld).
+const columnsSQL = `SELECT a.attname::text, coalesce((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+		WHERE k.attnum = a.attnum), 0)::int
+	FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+	WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
 
 // snapshotPrefix is what the schemas of the store's snapshots begin with.
 func (s *Store) snapshotPrefix(ctx context.Context) (string, error) {
@@ -111,21 +116,7 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) (social.Snapsh
 		if _, err := tx.Exec(ctx, deleter.Lock); err != nil {
 			return fmt.Errorf("deletions lock: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `TRUNCATE `+strings.Join(sqlstore.WorldTables, ", ")); err != nil {
-			return fmt.Errorf("empty the world: %w", err)
-		}
-		for _, t := range sqlstore.WorldTables {
-			if _, err := tx.Exec(ctx, `ALTER TABLE `+t+` DISABLE TRIGGER USER`); err != nil {
-				return fmt.Errorf("triggers of %s: %w", t, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO `+t+` SELECT * FROM `+q+`.`+t); err != nil {
-				return fmt.Errorf("copy %s: %w", t, err)
-			}
-			if _, err := tx.Exec(ctx, `ALTER TABLE `+t+` ENABLE TRIGGER USER`); err != nil {
-				return fmt.Errorf("triggers of %s: %w", t, err)
-			}
-		}
-		return sqlstore.AfterRestore(ctx, txDB{tx})
+		return sqlstore.RestoreWorld(ctx, txDB{tx}, q, sqlstore.WorldTables, columnsSQL)
 	})
 	if err != nil {
 		return snap, fmt.Errorf("postgres: restore snapshot %s: %w", name, unavailable(err))

@@ -19,17 +19,15 @@ import (
 // Snapshots (social.Snapshots) are files of their own in a directory
 // beside the database, PATH-snapshots/NAME.db, each holding the world's
 // tables (sqlstore.WorldTables and the FTS5 indexes' tables) with the
-// database's own definitions and indexes. Both ways a copy is one
-// INSERT … SELECT * per table between identical tables, the first into an
-// empty table, which SQLite carries out by copying the records in order
-// (its transfer optimisation) rather than inserting rows one by one; a
-// restore drops the posts table's triggers for its length (SQLite refuses
-// that copy into a table with triggers: the outlier tables they keep are
-// copied too) and makes them again. The FTS5 indexes are copied as their
-// tables hold them, so search after a restore answers as before the
-// snapshot. A copy runs on a connection of its own, so that the store's
-// connections find the change as any other process's commit (the FTS5
-// tables re-read their structure when another connection committed).
+// database's own definitions and indexes. A save is one INSERT … SELECT *
+// per table into an identical empty table, which SQLite carries out by
+// copying the records in order (its transfer optimisation); a restore
+// writes only the rows that differ (sqlstore.RestoreWorld). The FTS5
+// indexes are restored as their tables hold them, so search after a
+// restore answers as before the snapshot. Both run on a connection of
+// their own, so that the store's connections find the change as any
+// other process's commit (the FTS5 tables re-read their structure when
+// another connection committed).
 
 // ftsTables are the tables that hold the FTS5 indexes (posts_fts, post_urls).
 var ftsTables = []string{
@@ -179,35 +177,12 @@ func (s *Store) restoreSnapshot(ctx context.Context, path string) (social.Snapsh
 	if err != nil {
 		return snap, err
 	}
-	tables := snapshotTables()
-	triggers, err := definitions(ctx, conn, tables, "'trigger'")
-	if err != nil {
-		return snap, err
-	}
 	tx, err := conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (dsn)
 	if err != nil {
 		return snap, fmt.Errorf("begin: %w", unavailable(err))
 	}
 	defer tx.Rollback()
-	for _, t := range triggers {
-		if _, err := tx.ExecContext(ctx, `DROP TRIGGER main.`+t.name); err != nil {
-			return snap, fmt.Errorf("drop trigger %s: %w", t.name, err)
-		}
-	}
-	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM main.`+t); err != nil {
-			return snap, fmt.Errorf("empty %s: %w", t, unavailable(err))
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO main.`+t+` SELECT * FROM snap.`+t); err != nil {
-			return snap, fmt.Errorf("copy %s: %w", t, unavailable(err))
-		}
-	}
-	for _, t := range triggers {
-		if _, err := tx.ExecContext(ctx, t.sql); err != nil {
-			return snap, fmt.Errorf("create trigger %s: %w", t.name, err)
-		}
-	}
-	if err := sqlstore.AfterRestore(ctx, sqlDB(tx.QueryContext)); err != nil {
+	if err := sqlstore.RestoreWorld(ctx, sqlDB(tx.QueryContext), "snap", snapshotTables(), columnsSQL); err != nil {
 		return snap, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -263,6 +238,10 @@ func (s *Store) DropSnapshot(_ context.Context, name string) error {
 	}
 	return nil
 }
+
+// columnsSQL reads a table's columns and their places in its primary
+// key (sqlstore.RestoreWorld).
+const columnsSQL = `SELECT name, pk FROM pragma_table_info(?, 'main') ORDER BY cid`
 
 // definition is a table's, index's or trigger's name and SQL.
 type definition struct{ name, sql string }

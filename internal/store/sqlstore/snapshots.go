@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
@@ -109,4 +111,100 @@ func AfterRestore(ctx context.Context, tx DB) error {
 		}
 	}
 	return nil
+}
+
+// RestoreWorld puts tables back as the snapshot in schema from holds
+// them, through tx, a DB on the restore's transaction, then does
+// AfterRestore. columnsSQL is the engine's query of a table's columns
+// (its one argument is the table's name): each row a column's name and
+// its place in the primary key (0: not in it), in the table's order.
+//
+// Each table is restored by its differences: the rows of the database
+// with no identical row in the snapshot (the same key and every column
+// not distinct) are deleted, then the snapshot's rows whose key the
+// database lacks are inserted. Both statements walk the two tables by
+// the primary key, so a restore after a test's few changes reads the
+// world but writes only what changed (a restore that rewrote every row
+// would write every table and index of it again); triggers fire for what
+// is written, and the tables they keep are restored after the tables
+// they watch. A table without a primary key is emptied and copied whole.
+func RestoreWorld(ctx context.Context, tx DB, from string, tables []string, columnsSQL string) error {
+	for _, t := range tables {
+		var all, key []string
+		var places []int
+		if err := tx.Query(ctx, columnsSQL, []any{t}, func(r Rows) error {
+			var name string
+			var place int
+			if err := r.Scan(&name, &place); err != nil {
+				return err
+			}
+			all = append(all, `"`+name+`"`)
+			if place > 0 {
+				key, places = append(key, `"`+name+`"`), append(places, place)
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("restore: columns of %s: %w", t, err)
+		}
+		if len(all) == 0 {
+			return fmt.Errorf("restore: table %s has no columns", t)
+		}
+		sortByPlace(key, places)
+		if err := restoreTable(ctx, tx, from, t, all, key); err != nil {
+			return fmt.Errorf("restore %s: %w", t, err)
+		}
+	}
+	return AfterRestore(ctx, tx)
+}
+
+// restoreTable restores table from its copy in schema from (see
+// RestoreWorld).
+func restoreTable(ctx context.Context, tx DB, from, table string, all, key []string) error {
+	none := func(Rows) error { return nil }
+	if len(key) == 0 {
+		if err := tx.Query(ctx, `DELETE FROM `+table, nil, none); err != nil {
+			return err
+		}
+		return tx.Query(ctx, `INSERT INTO `+table+` SELECT * FROM `+from+`.`+table, nil, none)
+	}
+	var same, keyed []string
+	for _, c := range key {
+		keyed = append(keyed, `s.`+c+` = m.`+c)
+	}
+	same = append(same, keyed...)
+	for _, c := range all {
+		if !slices.Contains(key, c) {
+			same = append(same, `s.`+c+` IS NOT DISTINCT FROM m.`+c)
+		}
+	}
+	if err := tx.Query(ctx, `DELETE FROM `+table+` AS m WHERE NOT EXISTS (SELECT 1 FROM `+from+`.`+table+` AS s WHERE `+
+		strings.Join(same, ` AND `)+`)`, nil, none); err != nil {
+		return fmt.Errorf("delete what differs: %w", err)
+	}
+	cols := strings.Join(all, ", ")
+	if err := tx.Query(ctx, `INSERT INTO `+table+` (`+cols+`) SELECT `+strings.Join(prefixed("s.", all), ", ")+` FROM `+
+		from+`.`+table+` AS s WHERE NOT EXISTS (SELECT 1 FROM `+table+` AS m WHERE `+strings.Join(keyed, ` AND `)+`)`,
+		nil, none); err != nil {
+		return fmt.Errorf("insert what is missing: %w", err)
+	}
+	return nil
+}
+
+func prefixed(p string, cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = p + c
+	}
+	return out
+}
+
+// sortByPlace orders key by places (insertion sort: a key has a few
+// columns).
+func sortByPlace(key []string, places []int) {
+	for i := 1; i < len(key); i++ {
+		for j := i; j > 0 && places[j] < places[j-1]; j-- {
+			key[j], key[j-1] = key[j-1], key[j]
+			places[j], places[j-1] = places[j-1], places[j]
+		}
+	}
 }
