@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -57,6 +59,7 @@ type serveConfig struct {
 	live           string
 	liveEvery      time.Duration
 	fixtures       listValue
+	printReady     bool
 	gw             *gatewayFlags
 	hooks          webhookFlags
 }
@@ -126,6 +129,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
 	fs.Var(&c.fixtures, "fixtures", "fill an empty database with these fixture files (comma-separated or repeated; "+
 		"docs/testing.md) instead of the demo network, and make the demo key (unless --demo=false)")
+	fs.BoolVar(&c.printReady, "print-ready", false, "once listening, print one line of JSON on stdout, "+
+		"{\"url\", \"admin_url\", \"key\", \"admin_token\"}, and nothing else on stdout (the demo key's block goes to stderr): "+
+		"for a test harness that starts roost on port 0 (docs/testing.md)")
 	fs.StringVar(&c.live, "live", "", "keep the network moving while serving: at most RATE events (N/s, N/m or N/h, e.g. 5/s; default off; see roost live --help)")
 	c.gw = addGatewayFlags(fs)
 	usage := fs.Usage
@@ -417,7 +423,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		// The world control writes as the living world does, and renders as
 		// the public API (and the monitors) do.
 		world := &admin.World{Editor: edit.New(s.World(), s), Render: httpapi.NewRenderer(s)}
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world, Data: s}, token, e.log)))
+		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world, Data: s, Snapshots: s}, token, e.log)))
 		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {
@@ -429,12 +435,36 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "access log off: --access-log writes a line per API request")
 	}
 	cmd := roostCommand(self())
+	out := e.stdout
+	if c.printReady {
+		// stdout carries the ready line alone.
+		out = e.stderr
+	}
 	if demoKey != "" {
-		printDemo(e, base, demoKey, examples, cmd)
+		printDemo(out, base, demoKey, examples, cmd)
 	} else if c.demo {
-		fmt.Fprint(e.stdout, keyHint(cmd, c.db))
+		fmt.Fprint(out, keyHint(cmd, c.db))
+	}
+	if c.printReady {
+		r := readyLine{URL: base, Key: demoKey}
+		if adminLn != nil {
+			r.AdminURL, r.AdminToken = "http://"+adminLn.Addr().String(), token
+		}
+		if err := json.NewEncoder(e.stdout).Encode(r); err != nil {
+			return fmt.Errorf("--print-ready: %w", err)
+		}
 	}
 	return runServers(ctx, e, servers, listeners)
+}
+
+// readyLine is what --print-ready prints: where the API and the admin
+// API listen ("" when off) and the demo key and admin token ("" when
+// none).
+type readyLine struct {
+	URL        string `json:"url"`
+	AdminURL   string `json:"admin_url"`
+	Key        string `json:"key"`
+	AdminToken string `json:"admin_token"`
 }
 
 // newHTTPServer wraps a handler with the timeouts that drop slow clients.
@@ -542,8 +572,7 @@ func fillFixtures(ctx context.Context, e *env, s store, db string, files []fixtu
 // printDemo shows the demo key and ready curl lines on stdout, framed so
 // that they stand out from the log lines on stderr; cmd is how roost is
 // run (roostCommand).
-func printDemo(e *env, base, key string, ex *gen.Examples, cmd string) {
-	w := e.stdout
+func printDemo(w io.Writer, base, key string, ex *gen.Examples, cmd string) {
 	rule := strings.Repeat("=", 78)
 	fmt.Fprintf(w, "\n%s\n Demo API key (shown once, %s USD of credit):\n\n   export KEY=%s\n\n Try:\n\n",
 		rule, billing.FormatUSD(demoCredit), key)

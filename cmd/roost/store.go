@@ -22,6 +22,7 @@ func isPostgres(db string) bool {
 // monitors, the gateway and the living world that the commands wire in.
 type store interface {
 	social.Store
+	social.Snapshots
 	Monitors() sqlstore.Monitors
 	Gateway() sqlstore.Gateway
 	World() sqlstore.World
