@@ -11,12 +11,12 @@ type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	fixtures   []string // files
-	docs       [][]byte // JSON documents
-	postgres   string
-	log        *slog.Logger
-	credit     int64 // micro-USD
-	rateLimit  int
+	fixtures  []string // files
+	docs      [][]byte // JSON documents
+	postgres  string
+	log       *slog.Logger
+	credit    int64 // micro-USD
+	rateLimit int
 }
 
 // defaultCredit is the key's opening credit: 100 USD.
