@@ -30,4 +30,7 @@
 // one); webhooks may reach loopback addresses, as an httptest receiver's;
 // a failed delivery is retried after 100 ms, not 1 s; and nothing is
 // logged unless Logger gives a logger.
+//
+// Unlike package client, importing roosttest pulls in the server and both
+// database drivers: import it from tests only.
 package roosttest
