@@ -26,18 +26,14 @@ const adminWait = time.Minute
 // else the next after the highest.
 func (s *Server) CreateUser(u Fields) wire.Profile {
 	s.tb.Helper()
-	var p wire.Profile
-	s.world("POST", "/admin/world/users", u, http.StatusCreated, &p)
-	return p
+	return answer[wire.Profile](s, "POST", "/admin/world/users", u, http.StatusCreated)
 }
 
 // PatchUser changes any fields of user id but its id and returns its
 // profile.
 func (s *Server) PatchUser(id int64, u Fields) wire.Profile {
 	s.tb.Helper()
-	var p wire.Profile
-	s.world("PATCH", "/admin/world/users/"+strconv.FormatInt(id, 10), u, http.StatusOK, &p)
-	return p
+	return answer[wire.Profile](s, "PATCH", "/admin/world/users/"+strconv.FormatInt(id, 10), u, http.StatusOK)
 }
 
 // DeleteUser deletes user id as the network deletes an account: with its
@@ -52,18 +48,14 @@ func (s *Server) DeleteUser(id int64) {
 // shows it. Monitors of its author see it as any new post.
 func (s *Server) Post(p Fields) wire.FullPost {
 	s.tb.Helper()
-	var out wire.FullPost
-	s.world("POST", "/admin/world/posts", p, http.StatusCreated, &out)
-	return out
+	return answer[wire.FullPost](s, "POST", "/admin/world/posts", p, http.StatusCreated)
 }
 
 // PatchPost changes post id's "full_text" (its entities follow), "lang"
 // or counts and returns it.
 func (s *Server) PatchPost(id int64, p Fields) wire.FullPost {
 	s.tb.Helper()
-	var out wire.FullPost
-	s.world("PATCH", "/admin/world/posts/"+strconv.FormatInt(id, 10), p, http.StatusOK, &out)
-	return out
+	return answer[wire.FullPost](s, "PATCH", "/admin/world/posts/"+strconv.FormatInt(id, 10), p, http.StatusOK)
 }
 
 // DeletePost deletes post id as the network deletes one: from then on the
@@ -105,11 +97,9 @@ func (s *Server) relate(method, kind string, body Fields) bool {
 	if method == "DELETE" {
 		want = http.StatusOK
 	}
-	var out struct {
+	return answer[struct {
 		Changed bool `json:"changed"`
-	}
-	s.world(method, "/admin/world/"+kind, body, want, &out)
-	return out.Changed
+	}](s, method, "/admin/world/"+kind, body, want).Changed
 }
 
 // Snapshot saves the world as it is under name (1 to 32 lower-case
@@ -117,16 +107,21 @@ func (s *Server) relate(method, kind string, body Fields) bool {
 // indexes, never the keys, their credit or the monitors.
 func (s *Server) Snapshot(name string) Snapshot {
 	s.tb.Helper()
-	var out Snapshot
-	s.world("POST", "/admin/world/snapshots", Fields{"name": name}, http.StatusCreated, &out)
-	return out
+	return answer[Snapshot](s, "POST", "/admin/world/snapshots", Fields{"name": name}, http.StatusCreated)
 }
 
 // Restore puts the world back exactly as snapshot name holds it.
 func (s *Server) Restore(name string) Snapshot {
 	s.tb.Helper()
-	var out Snapshot
-	s.world("POST", "/admin/world/snapshots/"+url.PathEscape(name)+"/restore", nil, http.StatusOK, &out)
+	return answer[Snapshot](s, "POST", "/admin/world/snapshots/"+url.PathEscape(name)+"/restore", nil, http.StatusOK)
+}
+
+// answer sends an admin request and returns its answer, failing the
+// test unless the status is want.
+func answer[T any](s *Server, method, path string, body any, want int) T {
+	s.tb.Helper()
+	var out T
+	s.world(method, path, body, want, &out)
 	return out
 }
 
