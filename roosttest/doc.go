@@ -1,7 +1,7 @@
 // Package roosttest starts a roost inside a Go test, the way
 // net/http/httptest starts an HTTP server: each call of New serves a world
-// of its own (a SQLite file in the test's temporary directory, or a fresh
-// schema of a PostgreSQL database) on loopback ports, with a funded key,
+// of its own (a SQLite file in a new temporary directory, or a fresh
+// schema of a PostgreSQL database, both removed afterwards) on loopback ports, with a funded key,
 // and stops when the test ends, so tests that call t.Parallel each get
 // theirs.
 //
