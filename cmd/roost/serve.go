@@ -2,25 +2,24 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roostapi/roost/internal/api/admin"
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/billing"
 	"github.com/roostapi/roost/internal/monitor"
+	"github.com/roostapi/roost/internal/server"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
-	"github.com/roostapi/roost/internal/world/edit"
 	"github.com/roostapi/roost/internal/world/fixture"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
@@ -29,9 +28,6 @@ import (
 // maxSearchTimeout leaves a stopped search time to be answered within the
 // server's write timeout (60 s).
 const maxSearchTimeout = 50 * time.Second
-
-// demoCredit is the opening credit of the demo key: 100 USD.
-const demoCredit = 100 * billing.MicrosPerUSD
 
 // serveConfig is what `roost serve` runs with (see settingSources for
 // where each value may come from).
@@ -57,6 +53,7 @@ type serveConfig struct {
 	live           string
 	liveEvery      time.Duration
 	fixtures       listValue
+	printReady     bool
 	gw             *gatewayFlags
 	hooks          webhookFlags
 }
@@ -126,6 +123,9 @@ func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs.BoolVar(&c.printConfig, "print-config", false, "print the effective settings (secrets masked) and exit")
 	fs.Var(&c.fixtures, "fixtures", "fill an empty database with these fixture files (comma-separated or repeated; "+
 		"docs/testing.md) instead of the demo network, and make the demo key (unless --demo=false)")
+	fs.BoolVar(&c.printReady, "print-ready", false, "once listening, print one line of JSON on stdout, "+
+		"{\"url\", \"admin_url\", \"key\", \"admin_token\"}, and nothing else on stdout (the demo key's block goes to stderr): "+
+		"for a test harness that starts roost on port 0 (docs/testing.md)")
 	fs.StringVar(&c.live, "live", "", "keep the network moving while serving: at most RATE events (N/s, N/m or N/h, e.g. 5/s; default off; see roost live --help)")
 	c.gw = addGatewayFlags(fs)
 	usage := fs.Usage
@@ -343,12 +343,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		defer adminLn.Close()
 	}
-	var s store
-	if len(c.dbRead) > 0 {
-		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
-	} else {
-		s, err = openStore(ctx, c.db, e.log)
-	}
+	s, err := server.Open(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
 	if err != nil {
 		return err
 	}
@@ -388,10 +383,6 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		defer func() { stopLive(); <-done }()
 		fmt.Fprintf(e.stderr, "living world on: at most %s events\n", c.live)
 	}
-	limiter, err := newLimiter(s)
-	if err != nil {
-		return err
-	}
 	cfg := httpapi.Config{Price: c.price.micros, RateLimit: c.rate, SearchTimeout: c.searchTimeout,
 		CORSOrigins: c.origins, MaxConcurrent: c.maxConcurrent, MaxPerKey: c.maxPerKey, Version: version(), Registry: reg,
 		PageCacheBytes: int64(c.pageCacheMiB) << 20}
@@ -402,23 +393,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		cfg.Upstream = upstream
 		fmt.Fprintln(e.stderr, c.gw.describe())
 	}
-	mon := monitor.New(s.Monitors(), s, s, httpapi.NewRenderer(s), monitor.Options{AllowPrivate: c.hooks.private,
-		Price: c.price.micros, Workers: c.hooks.workers, Timeout: c.hooks.timeout, MaxAttempts: c.hooks.attempts,
-		Backoff: c.hooks.backoff, Registry: reg}, e.log)
-	cfg.Monitors = mon
-	runCtx, stopMonitors := context.WithCancel(ctx)
-	monitorsDone := make(chan struct{})
-	go func() { defer close(monitorsDone); mon.Run(runCtx) }()
-	defer func() { stopMonitors(); <-monitorsDone }()
-	h := httpapi.New(cfg, s, limiter, e.log)
-	servers := []*http.Server{newHTTPServer(h)}
-	listeners := []net.Listener{ln}
+	srv := server.New(s, server.Config{API: cfg, AdminToken: token, Webhooks: monitor.Options{AllowPrivate: c.hooks.private,
+		Workers: c.hooks.workers, Timeout: c.hooks.timeout, MaxAttempts: c.hooks.attempts, Backoff: c.hooks.backoff}}, e.log)
 	if adminLn != nil {
-		// The world control writes as the living world does, and renders as
-		// the public API (and the monitors) do.
-		world := &admin.World{Editor: edit.New(s.World(), s), Render: httpapi.NewRenderer(s)}
-		servers = append(servers, newHTTPServer(admin.Handler(&admin.Service{Store: s, World: world, Data: s}, token, e.log)))
-		listeners = append(listeners, adminLn)
 		fmt.Fprintf(e.stderr, "roost admin API on http://%s (token from %s)\n", adminLn.Addr(), tokenFrom)
 	} else {
 		fmt.Fprintln(e.stderr, "roost admin API off: set ROOST_ADMIN_TOKEN or --admin-token-file to serve it on --admin-addr")
@@ -429,56 +406,40 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "access log off: --access-log writes a line per API request")
 	}
 	cmd := roostCommand(self())
+	out := e.stdout
+	if c.printReady {
+		// stdout carries the ready line alone.
+		out = e.stderr
+	}
 	if demoKey != "" {
-		printDemo(e, base, demoKey, examples, cmd)
+		printDemo(out, base, demoKey, examples, cmd)
 	} else if c.demo {
-		fmt.Fprint(e.stdout, keyHint(cmd, c.db))
+		fmt.Fprint(out, keyHint(cmd, c.db))
 	}
-	return runServers(ctx, e, servers, listeners)
-}
-
-// newHTTPServer wraps a handler with the timeouts that drop slow clients.
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
-}
-
-// runServers serves each listener until ctx ends or one fails, then shuts
-// every server down gracefully.
-func runServers(ctx context.Context, e *env, servers []*http.Server, listeners []net.Listener) error {
-	errc := make(chan error, len(servers))
-	for i, srv := range servers {
-		go func() { errc <- srv.Serve(listeners[i]) }()
-	}
-	var failed error
-	select {
-	case err := <-errc:
-		failed = fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(shutdown); err != nil && failed == nil {
-			failed = fmt.Errorf("shut down: %w", err)
+	if c.printReady {
+		r := readyLine{URL: base, Key: demoKey}
+		if adminLn != nil {
+			r.AdminURL, r.AdminToken = "http://"+adminLn.Addr().String(), token
+		}
+		if err := json.NewEncoder(e.stdout).Encode(r); err != nil {
+			return fmt.Errorf("--print-ready: %w", err)
 		}
 	}
-	if failed != nil {
-		return failed
-	}
-	for range servers {
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve: %w", err)
-		}
+	if err := srv.Run(ctx, ln, adminLn); err != nil {
+		return err
 	}
 	fmt.Fprintln(e.stderr, "roost stopped")
 	return nil
+}
+
+// readyLine is what --print-ready prints: where the API and the admin
+// API listen ("" when off) and the demo key and admin token ("" when
+// none).
+type readyLine struct {
+	URL        string `json:"url"`
+	AdminURL   string `json:"admin_url"`
+	Key        string `json:"key"`
+	AdminToken string `json:"admin_token"`
 }
 
 // demoKeyOnly makes the demo key of a database without keys, in gateway
@@ -488,27 +449,22 @@ func demoKeyOnly(ctx context.Context, s social.Store) (string, error) {
 	if err != nil || counts["api_keys"] > 0 {
 		return "", err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
-	return key, err
+	return server.DemoKey(ctx, s)
 }
 
 // fillDemo fills a database that holds nothing at all (no users, posts or
 // keys) with the demo network and a demo key. A database that holds
 // anything is left as it is, and no key is made.
 func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, error) {
-	counts, err := s.Counts(ctx)
-	if err != nil {
+	if empty, err := server.Empty(ctx, s); err != nil || !empty {
 		return "", nil, err
-	}
-	if counts["users"] > 0 || counts["posts"] > 0 || counts["api_keys"] > 0 {
-		return "", nil, nil
 	}
 	fmt.Fprintln(e.stderr, "empty database: generating the demo network (roost gen defaults)")
 	sum, err := generate(ctx, e, s, gen.DefaultConfig())
 	if err != nil {
 		return "", nil, err
 	}
-	key, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
+	key, err := server.DemoKey(ctx, s)
 	if err != nil {
 		return "", nil, err
 	}
@@ -519,11 +475,11 @@ func fillDemo(ctx context.Context, e *env, s store) (string, *gen.Examples, erro
 // all (no users, posts or keys), and makes the demo key unless key is
 // false; a database that holds anything is refused.
 func fillFixtures(ctx context.Context, e *env, s store, db string, files []fixture.File, key bool) (string, *gen.Examples, error) {
-	counts, err := s.Counts(ctx)
+	empty, err := server.Empty(ctx, s)
 	if err != nil {
 		return "", nil, err
 	}
-	if counts["users"] > 0 || counts["posts"] > 0 || counts["api_keys"] > 0 {
+	if !empty {
 		return "", nil, fmt.Errorf("--fixtures fills an empty database, and %s holds data already: serve a new one, "+
 			"or add the fixtures to it with roost seed", maskURLs(db))
 	}
@@ -535,18 +491,17 @@ func fillFixtures(ctx context.Context, e *env, s store, db string, files []fixtu
 	if !key {
 		return "", nil, nil
 	}
-	k, _, err := (&admin.Service{Store: s}).Create(ctx, "demo", demoCredit, 0, "")
+	k, err := server.DemoKey(ctx, s)
 	return k, fixtureExamples(b), err
 }
 
 // printDemo shows the demo key and ready curl lines on stdout, framed so
 // that they stand out from the log lines on stderr; cmd is how roost is
 // run (roostCommand).
-func printDemo(e *env, base, key string, ex *gen.Examples, cmd string) {
-	w := e.stdout
+func printDemo(w io.Writer, base, key string, ex *gen.Examples, cmd string) {
 	rule := strings.Repeat("=", 78)
 	fmt.Fprintf(w, "\n%s\n Demo API key (shown once, %s USD of credit):\n\n   export KEY=%s\n\n Try:\n\n",
-		rule, billing.FormatUSD(demoCredit), key)
+		rule, billing.FormatUSD(server.DemoCredit), key)
 	line := func(path string, note ...string) {
 		fmt.Fprintf(w, "   curl -H \"Authorization: Bearer $KEY\" '%s%s'", base, path)
 		for _, n := range note {

@@ -66,8 +66,9 @@ func TestAdminDocument(t *testing.T) {
 			t.Errorf("%s %s is not in the document", rt.method, rt.path)
 		}
 	}
-	if n := len(doc.Paths); n != 21 {
-		t.Errorf("%d paths in the document; want the 9 paths of the key routes, the 11 of the world routes and the document's own", n)
+	if n := len(doc.Paths); n != 24 {
+		t.Errorf("%d paths in the document; want the 9 paths of the key routes, the 11 of the world routes, the 3 of the "+
+			"snapshots and the document's own", n)
 	}
 	// Answers that break it: a balance as an object, an undocumented
 	// status, an error without its message.

@@ -59,11 +59,16 @@ func routes() []route {
 		{"GET", "/admin/usage", "Requests, items and spending per key, endpoint and UTC day", (*handler).usage,
 			nil, 200, reflect.TypeFor[usageBody](), []queryParam{{"key_id", "only this key"}, endpoint, since, until}, []int{422}, "", 0},
 	}
-	return append(append(keys, worldRoutes()...), worldDeleteRoutes()...)
+	return append(append(append(keys, worldRoutes()...), worldDeleteRoutes()...), worldSnapshotRoutes()...)
 }
 
 // pathParams describe the path parameters of the routes.
-var pathParams = map[string]string{"id": "the key's id", "user_id": "the user's id", "tweet_id": "the post's id"}
+var pathParams = map[string]string{"id": "the key's id", "user_id": "the user's id", "tweet_id": "the post's id",
+	"name": "the snapshot's name"}
+
+// pathPatterns are the patterns of the path parameters that are not
+// numbers.
+var pathPatterns = map[string]string{"name": "^[a-z0-9][a-z0-9_-]{0,31}$"}
 
 // Document is the admin API's OpenAPI 3.1 document, served at
 // /admin/openapi.json on the admin listener.
@@ -80,7 +85,8 @@ func Document() *openapi.Document {
 			SecuritySchemes: map[string]openapi.SecurityScheme{"admin": {Type: "http", Scheme: "bearer"}}},
 	}
 	errorAbout := map[int]string{400: "the body is not a JSON object of this endpoint", 401: "Admin token required",
-		404: "Key not found, or User not found / Tweet not found (on /admin/world), or an unknown path", 409: "a concurrent change: try again",
+		404: "Key not found, or User not found / Tweet not found / Snapshot not found (on /admin/world), or an unknown path",
+		409: "a concurrent change: try again; or a snapshot's name is taken",
 		422: "a value is refused (the message names it)", 500: "Internal error (the cause is in the log)"}
 	for code, about := range errorAbout {
 		doc.Components.Responses["Error"+strconv.Itoa(code)] = &openapi.Response{Description: about, Content: openapi.JSON(errRef)}
@@ -96,8 +102,12 @@ func Document() *openapi.Document {
 			op.Responses[strconv.Itoa(code)] = &openapi.Response{Ref: "#/components/responses/Error" + strconv.Itoa(code)}
 		}
 		for _, name := range pathNames(rt.path) {
+			pattern := "^[0-9]+$"
+			if p, ok := pathPatterns[name]; ok {
+				pattern = p
+			}
 			op.Parameters = append(op.Parameters, openapi.Parameter{Name: name, In: "path", Required: true,
-				Description: pathParams[name], Schema: &openapi.Schema{Type: "string", Pattern: "^[0-9]+$"}})
+				Description: pathParams[name], Schema: &openapi.Schema{Type: "string", Pattern: pattern}})
 		}
 		for _, q := range rt.query {
 			op.Parameters = append(op.Parameters, openapi.Parameter{Name: q.name, In: "query", Description: q.about,

@@ -22,11 +22,13 @@ type Store interface {
 // Service administers the keys of one store and, with World and Data,
 // its world: World creates and changes users, posts and relations (nil:
 // those routes answer 404), Data deletes posts and users (nil: the
-// delete routes answer 500).
+// delete routes answer 500), and with Snapshots saves and restores it
+// (nil: those routes answer 404).
 type Service struct {
-	Store Store
-	World *World
-	Data  WorldData
+	Store     Store
+	World     *World
+	Data      WorldData
+	Snapshots social.Snapshots
 }
 
 // Bounds of what an operator may ask for.

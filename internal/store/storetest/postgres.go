@@ -2,14 +2,13 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/roostapi/roost/internal/store/pgschema"
 )
 
 // PostgresURL is the test database named by ROOST_TEST_POSTGRES. Unset, the
@@ -35,39 +34,18 @@ func PostgresURL(t testing.TB) string {
 }
 
 // FreshSchema creates an empty schema roost_test_<random> in the database
-// at base, drops it when the test ends, and returns base with its
-// search_path set to it.
+// at base, drops it (with its world snapshots' schemas) when the test
+// ends, and returns base with its search_path set to it.
 func FreshSchema(t testing.TB, base string) string {
 	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "roost_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
+	u, drop, err := pgschema.Create(context.Background(), base, "roost_test_")
 	if err != nil {
-		t.Fatalf("connect to the test database: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+		t.Fatalf("fresh schema: %v", err)
 	}
 	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if err := drop(context.Background()); err != nil {
+			t.Error(err)
 		}
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse ROOST_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return u
 }

@@ -19,6 +19,7 @@ import (
 // monitors and of the world row, which the suite checks too.
 type Store interface {
 	social.Store
+	social.Snapshots
 	Monitors() sqlstore.Monitors
 	World() sqlstore.World
 }
@@ -43,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 	t.Run("ChangeLog", func(t *testing.T) { testChangeLog(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
+	t.Run("Snapshots", func(t *testing.T) { testSnapshots(t, open) })
 }
 
 func ctxFor(t *testing.T) context.Context {
