@@ -15,10 +15,10 @@ import (
 // probes are the answers of /readyz and /healthz of every replica, asked
 // every 200 ms while the load runs.
 type probes struct {
-	wg              sync.WaitGroup
-	mu              sync.Mutex
-	ready, health   map[string]int // answers by "status Retry-After"
-	healthUnavail   int            // /healthz answers saying the database is unavailable
+	wg            sync.WaitGroup
+	mu            sync.Mutex
+	ready, health map[string]int // answers by "status Retry-After"
+	healthUnavail int            // /healthz answers saying the database is unavailable
 }
 
 // probeHealth asks the probes until stop is set.
