@@ -16,21 +16,18 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/billing"
+	"github.com/roostapi/roost/internal/world/gen"
 )
 
 // topology is what deploy/local-ha up wrote into its state directory.
 type topology struct {
 	dir      string
+	db       string   // the multi-host read-write URL roost uses
 	urls     []string // the roost replicas' public API
 	admins   []string // their admin API
 	token    string   // the admin token
 	ctl      string   // deploy/local-ha
-	examples struct {
-		UserID   int64  `json:"user_id,string"`
-		Username string `json:"username"`
-		ThreadID int64  `json:"thread_id,string"`
-		ListID   int64  `json:"list_id,string"`
-	}
+	examples gen.Examples
 }
 
 // loadTopology reads the env file of ROOST_HA_DIR (default
@@ -55,6 +52,8 @@ func loadTopology(t *testing.T) *topology {
 		name, value, _ := strings.Cut(sc.Text(), "=")
 		value = strings.Trim(value, "'")
 		switch name {
+		case "ROOST_HA_DB":
+			tp.db = value
 		case "ROOST_HA_URLS":
 			tp.urls = strings.Split(value, ",")
 		case "ROOST_HA_ADMIN_URLS":
@@ -69,7 +68,7 @@ func loadTopology(t *testing.T) *topology {
 			tp.ctl = value
 		}
 	}
-	if len(tp.urls) < 2 || len(tp.admins) == 0 || tp.token == "" || tp.ctl == "" {
+	if tp.db == "" || len(tp.urls) < 2 || len(tp.admins) == 0 || tp.token == "" || tp.ctl == "" {
 		t.Fatalf("incomplete topology in %s/env", dir)
 	}
 	sum, err := os.ReadFile(filepath.Join(dir, "gen.json"))
@@ -89,21 +88,7 @@ func loadTopology(t *testing.T) *topology {
 }
 
 // paths are paid pages of the generated network.
-func (tp *topology) paths() []string {
-	x := tp.examples
-	ps := []string{
-		fmt.Sprintf("/social/user/%d/tweets", x.UserID),
-		fmt.Sprintf("/twitter/user/%d/following", x.UserID),
-		"/social/search?query=from:" + x.Username,
-	}
-	if x.ThreadID != 0 {
-		ps = append(ps, fmt.Sprintf("/social/thread/%d", x.ThreadID))
-	}
-	if x.ListID != 0 {
-		ps = append(ps, fmt.Sprintf("/social/list/%d/members", x.ListID))
-	}
-	return ps
-}
+func (tp *topology) paths() []string { return tp.examples.PaidPages() }
 
 // ctlRun runs deploy/local-ha with args and returns its standard output.
 func (tp *topology) ctlRun(t *testing.T, args ...string) string {
