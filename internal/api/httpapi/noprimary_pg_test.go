@@ -1,16 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/roostapi/roost/internal/store/postgres"
 	"github.com/roostapi/roost/internal/store/storetest"
 )
 
@@ -30,17 +26,7 @@ func TestNoPrimary(t *testing.T) {
 	q := u.Query()
 	q.Set("target_session_attrs", "read-write")
 	u.RawQuery = q.Encode()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, u.String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Write(ctx, fixture()); err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := &env{store: st, h: New(Config{Registry: reg, RateLimit: -1, PageCacheBytes: -1, Now: func() time.Time { return testNow }}, st, nil, nil), reg: reg}
+	e := pgEnv(t, u.String())
 	key, id := e.key(t, plenty, 0)
 	paid := call{path: "/social/user/1/tweets", key: key}
 	free := call{path: "/user/balance", key: key}
