@@ -177,6 +177,7 @@ func TestFailover(t *testing.T) {
 	t.Logf("after failover: %s", strings.ReplaceAll(tp.ctlRun(t, "status"), "\n", "; "))
 	checkMoney(t, tp, made.Account.ID, credit, done)
 	checkSettled(t, tp)
+	checkReadsOffPrimary(t, tp)
 }
 
 // firstFreshOK is when the first request sent after kill was answered 200
