@@ -65,11 +65,8 @@ func settingSources(fs *flag.FlagSet, lookup func(string) (string, bool), config
 		_, isList := f.Value.(listFlag)
 		if v, ok := lookup(envName(f.Name)); ok {
 			where := "environment variable " + envName(f.Name)
-			values := []string{v}
-			if isList {
-				values = strings.Split(v, ",")
-			}
-			if err = setAll(f, values, where); err == nil {
+			// A list flag's Set takes the commas of the whole value.
+			if err = setAll(f, []string{v}, where); err == nil {
 				src[f.Name] = "env " + envName(f.Name)
 			}
 			return

@@ -103,3 +103,36 @@ func TestPrintConfig(t *testing.T) {
 		t.Errorf("short token: %d %s", code, errOut)
 	}
 }
+
+// TestDBReadMultiHost: --db-read keeps the commas of a multi-host URL in
+// it, from a flag, the environment and a config file alike, and splits
+// URLs given together at their schemes.
+func TestDBReadMultiHost(t *testing.T) {
+	const (
+		db = "postgres://h1:5432,h2:5432,h3:5432/roost?target_session_attrs=read-write"
+		r1 = "postgres://h2:5432,h3:5432,h1:5432/roost?target_session_attrs=prefer-standby"
+		r2 = "postgresql://h3:5432,h2:5432/roost?target_session_attrs=prefer-standby"
+	)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "roost.yaml")
+	os.WriteFile(file, []byte("db: '"+db+"'\ndb-read: ['"+r1+"', '"+r2+"']\n"), 0o600)
+	for name, c := range map[string]struct {
+		args []string
+		env  map[string]string
+	}{
+		"flags":    {[]string{"--db", db, "--db-read", r1, "--db-read", r2}, nil},
+		"one flag": {[]string{"--db", db, "--db-read", r1 + "," + r2}, nil},
+		"env":      {nil, map[string]string{"ROOST_DB": db, "ROOST_DB_READ": r1 + "," + r2}},
+		"file":     {[]string{"--config", file}, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, _, _, err := loadServe(testEnv(c.env), c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.db != db || len(cfg.dbRead) != 2 || cfg.dbRead[0] != r1 || cfg.dbRead[1] != r2 {
+				t.Errorf("db %q db-read %q", cfg.db, []string(cfg.dbRead))
+			}
+		})
+	}
+}

@@ -236,21 +236,7 @@ func (c *cluster) openStore(t *testing.T) *postgres.Store {
 }
 
 // paths are paid requests over the generated network, of various sizes.
-func (c *cluster) paths() []string {
-	x := c.sum.Examples
-	ps := []string{
-		fmt.Sprintf("/social/user/%d/tweets", x.UserID),
-		fmt.Sprintf("/twitter/user/%d/following", x.UserID),
-		"/social/search?query=from:" + x.Username,
-	}
-	if x.ThreadID != 0 {
-		ps = append(ps, fmt.Sprintf("/social/thread/%d", x.ThreadID))
-	}
-	if x.ListID != 0 {
-		ps = append(ps, fmt.Sprintf("/social/list/%d/members", x.ListID))
-	}
-	return ps
-}
+func (c *cluster) paths() []string { return c.sum.Examples.PaidPages() }
 
 // response is one answer: status, body and the items it holds.
 type response struct {

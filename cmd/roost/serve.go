@@ -33,7 +33,7 @@ const maxSearchTimeout = 50 * time.Second
 // where each value may come from).
 type serveConfig struct {
 	db             string
-	dbRead         listValue
+	dbRead         urlList
 	maxReplicaLag  time.Duration
 	addr           string
 	adminAddr      string
@@ -81,11 +81,45 @@ func (l *listValue) Set(v string) error {
 	return nil
 }
 
+// urlList is a repeatable list of database URLs: commas separate URLs
+// where a new one begins (postgres:// or postgresql://), so the commas of
+// a multi-host URL (postgres://h1,h2/db) stay in it.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, ",") }
+func (l *urlList) isList()        {}
+func (l *urlList) Set(v string) error {
+	for _, u := range splitURLs(v) {
+		if u = strings.TrimSpace(u); u != "" {
+			*l = append(*l, u)
+		}
+	}
+	return nil
+}
+
+// splitURLs splits v at the commas followed by a postgres:// or
+// postgresql:// scheme.
+func splitURLs(v string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != ',' {
+			continue
+		}
+		rest := strings.TrimSpace(v[i+1:])
+		if strings.HasPrefix(rest, "postgres://") || strings.HasPrefix(rest, "postgresql://") {
+			out = append(out, v[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, v[start:])
+}
+
 // serveFlags defines the flags of serve over c.
 func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs := newFlags(e, "serve", "serve [--db PATH|URL] [--addr HOST:PORT] [flags]")
 	fs.StringVar(&c.db, "db", defaultDB, "database: SQLite file path or postgres:// URL")
-	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable)")
+	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable; several hosts with target_session_attrs=prefer-standby follow a failover)")
 	fs.DurationVar(&c.maxReplicaLag, "max-replica-lag", postgres.DefaultMaxReplicaLag,
 		"a standby further behind the primary is skipped until it catches up")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")

@@ -33,16 +33,7 @@ func TestBackendTerminations(t *testing.T) {
 	q.Set("application_name", app)
 	base.RawQuery = q.Encode()
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, base.String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Write(ctx, fixture()); err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := &env{store: st, h: New(Config{Registry: reg, RateLimit: -1, PageCacheBytes: -1, Now: func() time.Time { return testNow }}, st, nil, nil), reg: reg}
+	e := pgEnv(t, base.String())
 	key, id := e.key(t, plenty, 0)
 
 	killer, err := pgx.Connect(ctx, storetest.PostgresURL(t))
@@ -118,4 +109,22 @@ func TestBackendTerminations(t *testing.T) {
 	if spent, want := plenty-e.balance(t, id), billing.DefaultPrice*paidItems; spent != want {
 		t.Errorf("charged %d micro-USD for %d items answered; want %d", spent, paidItems, want)
 	}
+}
+
+// pgEnv is an env over a PostgreSQL store opened at u and filled with the
+// fixture, without rate limits or the page cache; the store is closed
+// when the test ends.
+func pgEnv(t *testing.T, u string) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Write(ctx, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	return &env{store: st, h: New(Config{Registry: reg, RateLimit: -1, PageCacheBytes: -1, Now: func() time.Time { return testNow }}, st, nil, nil), reg: reg}
 }

@@ -406,8 +406,14 @@ func probes() map[string]*operation {
 			Endpoint: id, Section: sectionService, CodeSamples: []openapi.CodeSample{probeSample(id)},
 			Responses: map[string]*response{"200": {Description: "ok", Content: map[string]mediaType{contentType: {Schema: s}}}}}
 	}
+	health := status("healthz", "the process answers: 200 also while the database is out of reach (a failover), saying so in database", "ok")
+	body := health.Responses["200"].Content["application/json"].Schema
+	body.Order = append(body.Order, "database")
+	body.Properties["database"] = &schema{Type: "string", Enum: []string{"unavailable"},
+		Description: "present while the database does not answer"}
+	delete(health.Responses, "503")
 	return map[string]*operation{
-		"/healthz":      status("healthz", "the process answers and the database is reachable", "ok"),
+		"/healthz":      health,
 		"/readyz":       status("readyz", "the database is reachable and migrated (send traffic)", "ready"),
 		"/metrics":      text("metrics", "Prometheus metrics", "text/plain", &schema{Type: "string"}),
 		"/openapi.json": text("openapi", "this document", "application/json", &schema{Type: "object"}),

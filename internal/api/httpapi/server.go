@@ -373,19 +373,30 @@ func (w *statusWriter) code() int {
 	return w.status
 }
 
-// health is GET /healthz: 200 when the store answers, 503 when not.
+// health is GET /healthz, the liveness of the process: 200 while it
+// serves, also while its database is out of reach (a failover: restarting
+// the process would not bring the database back), when the answer says so
+// with "database":"unavailable". Readiness, which does depend on the
+// database, is /readyz.
 func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	info := infoFrom(r.Context())
 	info.route = "healthz"
-	if err := s.store.Ping(r.Context()); err != nil {
-		s.log.ErrorContext(r.Context(), "health check failed", "request_id", info.id, "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, wire.ErrorBody{Status: "error", Message: "Store unavailable"})
-		return
+	body := struct {
+		Status   string `json:"status"`
+		Database string `json:"database,omitempty"`
+	}{Status: "ok"}
+	ctx, cancel := context.WithTimeout(r.Context(), healthPing)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.WarnContext(r.Context(), "health check: database unavailable", "request_id", info.id, "err", err)
+		body.Database = "unavailable"
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Status string `json:"status"`
-	}{"ok"})
+	writeJSON(w, http.StatusOK, body)
 }
+
+// healthPing bounds /healthz's look at the database, so that a database
+// that does not answer (a lost host) never makes the liveness check slow.
+const healthPing = 2 * time.Second
 
 // readiness is an optional store method: nil once the database answers
 // and its schema is migrated to what this binary expects.
@@ -394,7 +405,8 @@ type readiness interface {
 }
 
 // ready is GET /readyz: 200 when the store answers and its migrations are
-// done, 503 when not (a load balancer sends no traffic until then).
+// done, 503 with Retry-After when not (a load balancer sends no traffic
+// until then; while no primary is reachable in a failover, too).
 func (s *server) ready(w http.ResponseWriter, r *http.Request) {
 	info := infoFrom(r.Context())
 	info.route = "readyz"
@@ -404,6 +416,7 @@ func (s *server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := check(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "not ready", "request_id", info.id, "err", err)
+		w.Header().Set("Retry-After", seconds(unavailableRetry))
 		writeJSON(w, http.StatusServiceUnavailable, wire.ErrorBody{Status: "error", Message: "Not ready"})
 		return
 	}

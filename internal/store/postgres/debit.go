@@ -157,7 +157,13 @@ func maybeSent(err error) bool {
 }
 
 // settleTimeout bounds how long settle waits for the database to answer.
-const settleTimeout = 10 * time.Second
+// It covers a failover: an HA manager promotes a standby once the lost
+// primary's leader lease ends (Patroni's default ttl of 30 s, checked
+// every loop_wait of 10 s; pg_auto_failover's about 30 s), and a debit
+// whose reply the old primary took with it is settled on the new primary
+// (the URL's target_session_attrs=read-write finds it). The request waits
+// that long for its answer.
+const settleTimeout = 60 * time.Second
 
 // settle decides a debit whose reply was lost (lost is the error) by
 // claiming its request: claimed, the debit did not commit and never will,

@@ -22,7 +22,9 @@ const DefaultMaxReplicaLag = 10 * time.Second
 type Options struct {
 	// ReadReplicas are URLs of streaming standbys of the primary: the data
 	// endpoints' reads go to them, keys, debits, rate limits and the
-	// ledger stay on the primary.
+	// ledger stay on the primary. A URL may list several hosts with
+	// target_session_attrs=prefer-standby: while it reaches the primary
+	// (a standby promoted), it is skipped and reconnects at each check.
 	ReadReplicas []string
 	// MaxReplicaLag (0: DefaultMaxReplicaLag) skips a standby whose replay
 	// is further behind the primary.
@@ -184,6 +186,13 @@ func (r *readRouter) checkAll(ctx context.Context) {
 		case caughtUp:
 		case lag == nil || time.Duration(*lag*float64(time.Second)) > r.maxLag:
 			problem = "lags behind the primary by more than " + r.maxLag.String()
+		}
+		if err == nil && !standby {
+			// A URL that lists several hosts with
+			// target_session_attrs=prefer-standby connected to the
+			// primary (a standby promoted, or none up): its next
+			// connections look for a standby again.
+			rep.pool.Reset()
 		}
 		well := problem == ""
 		if was := rep.healthy.Swap(well); was != well {

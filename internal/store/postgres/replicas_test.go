@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"crypto/sha256"
+	"net/url"
 	"testing"
 	"time"
 
@@ -62,6 +63,19 @@ func TestReadReplicas(t *testing.T) {
 	if kk, _ := s.Key(ctx, k.ID); kk.Balance != 1_000_000-10*200 {
 		t.Errorf("balance %d after 10 debits", kk.Balance)
 	}
+	// A URL that lists the standby and then the primary with
+	// target_session_attrs=prefer-standby reaches the primary while the
+	// standby is down: it is skipped, and it reads from the standby again
+	// once the standby is back.
+	multi, err := OpenOptions(ctx, u, Options{ReadReplicas: []string{preferStandby(t, sb.URL(u), u)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer multi.Close()
+	waitHealthy(t, multi, true)
+	if port, standby := serverOf(t, multi); port != sb.Port || !standby {
+		t.Errorf("the prefer-standby URL reads from port %d (standby %v), not the standby's %d", port, standby, sb.Port)
+	}
 	sb.Stop(t)
 	for range 10 { // every read still answers, from the primary
 		read()
@@ -69,8 +83,22 @@ func TestReadReplicas(t *testing.T) {
 	if s.reads.replicas[0].healthy.Load() {
 		t.Errorf("a stopped standby is still used")
 	}
+	waitHealthy(t, multi, false)
+	// Its connections reach the primary now (the standby is down).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, standby := serverOf(t, multi); !standby {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the prefer-standby URL did not fall back to the primary while the standby was down")
+		}
+	}
 	sb.Start(t)
 	waitHealthy(t, s, true)
+	waitHealthy(t, multi, true)
+	if port, standby := serverOf(t, multi); port != sb.Port || !standby {
+		t.Errorf("after the standby's restart the prefer-standby URL reads from port %d (standby %v), not the standby's %d", port, standby, sb.Port)
+	}
 	mid := s.ReadsServed()
 	read()
 	if s.ReadsServed()[standby] != mid[standby]+2 {
@@ -103,4 +131,34 @@ func waitHealthy(t *testing.T, s *Store, want bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// preferStandby is a URL of the standby's and then the primary's host
+// with target_session_attrs=prefer-standby.
+func preferStandby(t *testing.T, standby, primary string) string {
+	t.Helper()
+	su, err := url.Parse(standby)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, err := url.Parse(primary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	su.Host += "," + pu.Host
+	q := su.Query()
+	q.Set("target_session_attrs", "prefer-standby")
+	su.RawQuery = q.Encode()
+	return su.String()
+}
+
+// serverOf is the port of the node s's first read replica reads from and
+// whether it is a standby.
+func serverOf(t *testing.T, s *Store) (port int, standby bool) {
+	t.Helper()
+	err := s.reads.replicas[0].pool.QueryRow(context.Background(), `SELECT inet_server_port(), pg_is_in_recovery()`).Scan(&port, &standby)
+	if err != nil {
+		t.Fatalf("ask the read replica's node: %v", err)
+	}
+	return port, standby
 }

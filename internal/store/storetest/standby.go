@@ -157,6 +157,14 @@ func (s *Standby) Stop(t testing.TB) {
 	s.run(t, true, "pg_ctl", "-D", filepath.Join(s.Dir, "data"), "-m", "fast", "-w", "stop")
 }
 
+// Promote ends the standby's recovery and waits until it takes writes:
+// it becomes a primary of its own, a throwaway cluster for a test to stop
+// and start.
+func (s *Standby) Promote(t testing.TB) {
+	t.Helper()
+	s.run(t, true, "pg_ctl", "-D", filepath.Join(s.Dir, "data"), "-w", "-t", "60", "promote")
+}
+
 // URL is dbURL (a URL of the primary's test database) pointed at the
 // standby.
 func (s *Standby) URL(dbURL string) string {

@@ -1,5 +1,7 @@
 package gen
 
+import "strconv"
+
 // Summary counts what Generate wrote and names ids worth trying.
 type Summary struct {
 	Users            int64    `json:"users"`
@@ -55,4 +57,22 @@ type Examples struct {
 	SpaceID string `json:"space_id,omitempty"`
 	// ExtendedBioUsername is a public account with an extended bio.
 	ExtendedBioUsername string `json:"extended_bio_username,omitempty"`
+}
+
+// PaidPages are paths of paid pages of the network, one per example that
+// has one (a user's posts and following, a search of the user's posts, a
+// thread, a list's members), for load that must find items.
+func (x Examples) PaidPages() []string {
+	ps := []string{
+		"/social/user/" + strconv.FormatInt(x.UserID, 10) + "/tweets",
+		"/twitter/user/" + strconv.FormatInt(x.UserID, 10) + "/following",
+		"/social/search?query=from:" + x.Username,
+	}
+	if x.ThreadID != 0 {
+		ps = append(ps, "/social/thread/"+strconv.FormatInt(x.ThreadID, 10))
+	}
+	if x.ListID != 0 {
+		ps = append(ps, "/social/list/"+strconv.FormatInt(x.ListID, 10)+"/members")
+	}
+	return ps
 }
