@@ -88,6 +88,7 @@ func (l *listValue) Set(v string) error {
 func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs := newFlags(e, "serve", "serve [--db PATH|URL] [--addr HOST:PORT] [flags]")
 	fs.StringVar(&c.db, "db", defaultDB, "database: SQLite file path or postgres:// URL")
+	tuningFlag(fs, e)
 	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable)")
 	fs.DurationVar(&c.maxReplicaLag, "max-replica-lag", postgres.DefaultMaxReplicaLag,
 		"a standby further behind the primary is skipped until it catches up")
@@ -347,7 +348,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if len(c.dbRead) > 0 {
 		s, err = postgres.OpenOptions(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
 	} else {
-		s, err = openStore(ctx, c.db, e.log)
+		s, err = openStore(ctx, e, c.db)
 	}
 	if err != nil {
 		return err

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"log/slog"
+	"flag"
 	"strings"
 
 	"github.com/roostapi/roost/internal/social"
@@ -27,13 +27,41 @@ type store interface {
 	World() sqlstore.World
 }
 
-// openStore opens the engine a --db value names.
-func openStore(ctx context.Context, db string, log *slog.Logger) (store, error) {
+// openStore opens the engine a --db value names; a SQLite file with the
+// tuning of --sqlite-tuning (tuningFlag), else of ROOST_SQLITE_TUNING,
+// else every piece.
+func openStore(ctx context.Context, e *env, db string) (store, error) {
 	if db == "" {
 		return nil, usageError("--db is required")
 	}
 	if isPostgres(db) {
-		return openPostgres(ctx, db, log)
+		return openPostgres(ctx, db, e.log)
 	}
-	return sqlite.Open(ctx, db, log)
+	t := e.sqliteTuning
+	if t == nil {
+		v, err := sqlite.TuningFromEnv(e.lookupEnv)
+		if err != nil {
+			return nil, usageError("environment variable ROOST_SQLITE_TUNING: %v", err)
+		}
+		t = &v
+	}
+	return sqlite.OpenOptions(ctx, db, sqlite.Options{Log: e.log, Tuning: *t})
+}
+
+// tuningUsage is --sqlite-tuning's usage line.
+const tuningUsage = "SQLite only: on uses the pieces that reach past plain SQL into SQLite's and the driver's internals " +
+	"(a page pool, the log index read by mmap, the driver's connections, the full-text index's levels, the background checkpointer); " +
+	"off runs on plain SQL and the driver's public interfaces; or a comma-separated list of the pieces to use " +
+	"(pagepool, shm, rawconn, ftslevels, checkpointer; on,-shm drops one). Default on, or ROOST_SQLITE_TUNING"
+
+// tuningFlag adds --sqlite-tuning to fs, setting e's tuning.
+func tuningFlag(fs *flag.FlagSet, e *env) {
+	fs.Func("sqlite-tuning", tuningUsage, func(v string) error {
+		t, err := sqlite.ParseTuning(v)
+		if err != nil {
+			return err
+		}
+		e.sqliteTuning = &t
+		return nil
+	})
 }

@@ -51,7 +51,7 @@ func (s *Store) openBilling(ctx context.Context) error {
 				"put it back beside the database, or restore both from a backup", s.path, bpath)
 		}
 	}
-	bill, err := openOne(dsn(bpath, false))
+	bill, err := openOne(writeDSN(bpath, s.tuning))
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", bpath, err)
 	}
@@ -62,7 +62,6 @@ func (s *Store) openBilling(ctx context.Context) error {
 // attached opens a pool on the database at path whose connections attach
 // its billing file as "billing".
 func attached(path string, readOnly bool) (*sql.DB, error) {
-	usePagePool()
 	inner, err := msqlite.NewConnector(dsn(path, readOnly))
 	if err != nil {
 		return nil, err

@@ -310,7 +310,8 @@ func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (st social.Write
 
 // relaxed runs fn on the store's one write connection set to
 // synchronous=NORMAL (and the log checkpointed by its commits every
-// checkpoint pages; 0: by the checkpointer only):
+// checkpoint pages; 0: as s.autocheckpoint says, by the checkpointer
+// when the store has it):
 // its commits do not wait for an fsync of the log. In WAL mode a process
 // crash loses none of them and a power loss can lose the last ones, never
 // part of one; the next synchronous=FULL commit (every debit is one) makes
@@ -322,11 +323,14 @@ func (s *Store) relaxed(ctx context.Context, checkpoint int, fn func(conn *sql.C
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
 	defer conn.Close()
+	if checkpoint == 0 {
+		checkpoint = s.autocheckpoint()
+	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(checkpoint)); err != nil {
 		return fmt.Errorf("sqlite: write: synchronous: %w", err)
 	}
 	err = fn(conn)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0`); rerr != nil {
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(s.autocheckpoint())); rerr != nil {
 		// Never hand a connection that does not fsync to debits: drop it.
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		err = errors.Join(err, fmt.Errorf("sqlite: write: restore synchronous: %w", rerr))

@@ -20,9 +20,11 @@ type debitBatcher struct {
 	s *Store
 	*sqlstore.DebitBatcher
 	// raw runs the debit's statements on the write connection's driver
-	// connection, each prepared once. Only the batcher's goroutine touches
-	// it until it is closed.
-	raw *rawConn
+	// connection, each prepared once (Tuning.RawConn; else plain holds
+	// them, prepared through database/sql). Only the batcher's goroutine
+	// touches them until it is closed.
+	raw   *rawConn
+	plain sqlStmts
 	// lookups counts the batches whose request ids were looked up one by
 	// one (tests).
 	lookups atomic.Int64
@@ -41,6 +43,7 @@ func newDebitBatcher(s *Store) *debitBatcher {
 // close stops the batcher, then closes its statements.
 func (b *debitBatcher) close() {
 	b.Close()
+	b.plain.close()
 	if b.raw == nil {
 		return
 	}
@@ -101,14 +104,36 @@ const maxDebitBatch = sqlstore.MaxDebitBatch
 // charged.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
-	conn, err := b.s.bill.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
-	}
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
-	var upstream []ledger.Entry
-	committed := false
+	var (
+		upstream  []ledger.Entry
+		committed bool
+		err       error
+	)
+	if b.s.tuning.RawConn {
+		upstream, committed, err = b.applyRaw(ctx, batch, results)
+	} else {
+		upstream, err = b.applySQL(ctx, batch, results)
+		committed = err == nil
+	}
+	b.s.landed(upstream, committed)
+	if committed {
+		// Rows a flush took before this batch commit in its transaction
+		// (the connection is free again): the answers wait for them.
+		b.s.later.wait()
+	}
+	return err
+}
+
+// applyRaw runs the batch's transaction on the billing connection's
+// driver connection and returns the held upstream rows it wrote.
+func (b *debitBatcher) applyRaw(ctx context.Context, batch []social.Debit, results []sqlstore.DebitResult) (upstream []ledger.Entry, committed bool, err error) {
+	conn, err := b.s.bill.Conn(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: debit: %w", err)
+	}
+	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
 		raw, err := b.raw.on(dc)
 		if err != nil {
@@ -133,19 +158,12 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 		committed = true
 		return nil
 	})
-	conn.Close()
-	b.s.landed(upstream, committed)
-	if committed {
-		// Rows a flush took before this batch commit in its transaction
-		// (the connection is free again): the answers wait for them.
-		b.s.later.wait()
-	}
-	return err
+	return upstream, committed, err
 }
 
 // decide writes the batch's held upstream rows, decides its debits in
 // order and writes them, in the transaction open on raw.
-func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []ledger.Entry, batch []social.Debit, results []sqlstore.DebitResult) error {
+func (b *debitBatcher) decide(ctx context.Context, raw stmtRunner, upstream []ledger.Entry, batch []social.Debit, results []sqlstore.DebitResult) error {
 	for _, e := range upstream {
 		if err := raw.exec(ctx, sqlstore.UpstreamInsert, sqlstore.UpstreamArgs(e)...); err != nil {
 			return fmt.Errorf("sqlite: debit: upstream ledger: %w", err)
@@ -245,7 +263,7 @@ type keyBalance struct {
 }
 
 // readKey reads key id's state at the start of a batch.
-func readKey(ctx context.Context, raw *rawConn, id int64) (*keyBalance, error) {
+func readKey(ctx context.Context, raw stmtRunner, id int64) (*keyBalance, error) {
 	kb := &keyBalance{}
 	err := raw.query(ctx, debitKey, []any{id}, func(row []driver.Value) error {
 		var okb, okl bool
@@ -281,7 +299,7 @@ func textOf(v driver.Value) string {
 // with the key), none was: the server's ids rise with time (httpapi's
 // newRequestID). Otherwise (or for a key not found, whose ledger rows may
 // outlive it) it looks the ids up, a statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, raw *rawConn, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
+func (b *debitBatcher) charged(ctx context.Context, raw stmtRunner, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
 	least := map[int64]string{}
 	for _, d := range batch {
@@ -323,7 +341,7 @@ func (b *debitBatcher) charged(ctx context.Context, raw *rawConn, batch []social
 // responseKeeper writes the responses of debits that carry one
 // (social.Debit.Response) inside the debit's transaction.
 type responseKeeper struct {
-	raw    *rawConn
+	raw    stmtRunner
 	pruned bool
 }
 
@@ -360,7 +378,7 @@ func (k *responseKeeper) store(ctx context.Context, d social.Debit) error {
 
 // advanceStream applies d's stream progress; it reports false when the
 // record does not hold d.Stream.From.
-func advanceStream(ctx context.Context, raw *rawConn, d social.Debit) (bool, error) {
+func advanceStream(ctx context.Context, raw stmtRunner, d social.Debit) (bool, error) {
 	p := d.Stream
 	moved := false
 	err := raw.query(ctx, streamAdvance, []any{p.To, int64(d.Items), d.KeyID, p.Key, p.Fingerprint, p.From},

@@ -111,8 +111,11 @@ func readLift(ctx context.Context, q interface {
 
 // liftIndexes lifts every full-text index that is one segment (after a
 // load; a database loaded by a release before the move gets it when
-// first opened), and logs each move.
+// first opened), and logs each move; nothing without Tuning.FTSLevels.
 func (s *Store) liftIndexes(ctx context.Context) error {
+	if !s.tuning.FTSLevels {
+		return nil
+	}
 	for _, t := range ftsIndexes() {
 		level, moved, err := s.liftFTS(ctx, t.table)
 		if err != nil {

@@ -41,20 +41,24 @@ const (
 // once it is initialized, so this is state of the process, not of a
 // Store.
 var pagePool struct {
-	once sync.Once
-	err  error // why the pool could not be installed
+	once      sync.Once
+	err       error // why the pool could not be installed
+	installed bool  // SQLite took it (tests)
 }
 
-// openDB opens a database handle of the package, installing the page
-// pool first.
-func openDB(dsn string) (*sql.DB, error) {
-	usePagePool()
-	return sql.Open("sqlite", dsn)
-}
+// openDB opens a database handle of the package.
+func openDB(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
 
 // usePagePool hands SQLite the page pool once, before its first
-// connection.
-func usePagePool() { pagePool.once.Do(func() { pagePool.err = installPagePool() }) }
+// connection (Tuning.PagePool: OpenOptions calls it first), and reports
+// why it could not.
+func usePagePool() error {
+	pagePool.once.Do(func() {
+		pagePool.err = installPagePool()
+		pagePool.installed = pagePool.err == nil
+	})
+	return pagePool.err
+}
 
 // openOne is openDB with exactly one connection, kept open for good: the
 // write connections and the checkpointers'.

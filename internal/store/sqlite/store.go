@@ -28,11 +28,12 @@ type Store struct {
 	// Research answers counts, top values and walks from the read pool.
 	sqlstore.Research
 
-	path  string
-	read  *sql.DB // query-only pool, the billing file attached
-	write *sql.DB // one connection; transactions BEGIN IMMEDIATE
-	bill  *sql.DB // the billing file's one write connection (billing.go)
-	log   *slog.Logger
+	path   string
+	tuning Tuning  // the pieces past plain SQL it uses (tuning.go)
+	read   *sql.DB // query-only pool, the billing file attached
+	write  *sql.DB // one connection; transactions BEGIN IMMEDIATE
+	bill   *sql.DB // the billing file's one write connection (billing.go)
+	log    *slog.Logger
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
@@ -68,22 +69,32 @@ var (
 )
 
 // Open opens (creating if needed) the database at path and migrates it to
-// the current schema. Two processes may open the same file at once.
+// the current schema, with every tuning piece on (TuningOn). Two processes
+// may open the same file at once.
 func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	return OpenOptions(ctx, path, Options{Log: log, Tuning: TuningOn()})
+}
+
+// OpenOptions is Open with the tuning of opts (every piece off in its zero
+// value).
+func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error) {
+	log, t := opts.Log, opts.Tuning
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
 	}
-	write, err := openOne(dsn(path, false))
+	if t.PagePool {
+		if err := usePagePool(); err != nil {
+			log.Warn("sqlite: no page pool, pages are allocated one by one", "err", err)
+		}
+	}
+	write, err := openOne(writeDSN(path, t))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if pagePool.err != nil {
-		log.Warn("sqlite: no page pool, pages are allocated one by one", "err", pagePool.err)
-	}
-	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{},
+	s := &Store{path: path, tuning: t, write: write, log: log, stmts: map[string]*sql.Stmt{},
 		wstmts: writeStmts{stmts: map[string]*sql.Stmt{}}}
 	if err := s.openBilling(ctx); err != nil {
 		write.Close()
@@ -118,17 +129,19 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.versions, err = newVersionsReader(path); err != nil {
+	if s.versions, err = newVersionsReader(path, t); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.ckpt, err = newCheckpointer(path, write, databaseCheckpointEvery, log); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, billingCheckpointEvery, log); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
+	if t.Checkpointer {
+		if s.ckpt, err = newCheckpointer(path, write, databaseCheckpointEvery, log); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, billingCheckpointEvery, log); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
+		}
 	}
 	s.debits = newDebitBatcher(s)
 	return s, nil
@@ -137,9 +150,37 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 // busyTimeout is how long a connection waits for a lock another holds.
 const busyTimeout = 10 * time.Second
 
-// dsn builds the driver's connection string. busy_timeout comes first so
-// that every later pragma already waits for locks instead of failing.
-func dsn(path string, readOnly bool) string {
+// writeDSN is the connection string of a store's write connections: the
+// logs are checkpointed by the checkpointer when t has it, else by SQLite
+// at the end of a commit (wal_autocheckpoint's default).
+func writeDSN(path string, t Tuning) string {
+	if t.Checkpointer {
+		return dsn(path, false)
+	}
+	return dsnWith(path, false, sqliteAutocheckpoint)
+}
+
+// sqliteAutocheckpoint is wal_autocheckpoint's default: SQLite checkpoints
+// at the end of a commit that leaves the log at 1,000 pages or more.
+const sqliteAutocheckpoint = 1000
+
+// autocheckpoint is the wal_autocheckpoint of the store's write
+// connections outside bulk loads.
+func (s *Store) autocheckpoint() int {
+	if s.tuning.Checkpointer {
+		return 0
+	}
+	return sqliteAutocheckpoint
+}
+
+// dsn builds the driver's connection string; a connection that writes
+// leaves checkpoints to the checkpointer (checkpoint.go).
+func dsn(path string, readOnly bool) string { return dsnWith(path, readOnly, 0) }
+
+// dsnWith is dsn with the write connection's wal_autocheckpoint.
+// busy_timeout comes first so that every later pragma already waits for
+// locks instead of failing.
+func dsnWith(path string, readOnly bool, autocheckpoint int) string {
 	v := url.Values{}
 	pragmas := []string{
 		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
@@ -153,8 +194,8 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
 	} else {
-		// The checkpointer copies the log (checkpoint.go).
-		pragmas = append(pragmas, "wal_autocheckpoint(0)")
+		// 0: the checkpointer copies the log (checkpoint.go).
+		pragmas = append(pragmas, fmt.Sprintf("wal_autocheckpoint(%d)", autocheckpoint))
 		v.Set("_txlock", "immediate")
 	}
 	for _, p := range pragmas {

@@ -21,8 +21,12 @@ import (
 // the context (the driver starts one for each statement run under a
 // context that can end). The read takes no lock a writer holds for long
 // (WAL mode), and busy_timeout bounds what it may wait for.
+//
+// Without Tuning.ShmIndex it reads the counters every time, and without
+// Tuning.RawConn it reads them through database/sql.
 type versionsReader struct {
-	db *sql.DB // one connection, query-only
+	db  *sql.DB // one connection, query-only
+	raw bool    // Tuning.RawConn
 
 	mu   sync.Mutex
 	conn *sql.Conn   // nil until the first read, and after a failed one
@@ -53,13 +57,16 @@ const versionPagesSQL = versionsSQL + `,
 	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions'
 		AND (SELECT count(*) FROM dbstat('billing') WHERE name = 'versions') = 1)`
 
-func newVersionsReader(path string) (*versionsReader, error) {
+func newVersionsReader(path string, t Tuning) (*versionsReader, error) {
 	db, err := attached(path, true)
 	if err != nil {
 		return nil, err
 	}
-	return &versionsReader{db: single(db), content: pageWatch{shm: openShm(path)},
-		keys: pageWatch{shm: openShm(BillingPath(path))}}, nil
+	r := &versionsReader{db: single(db), raw: t.RawConn}
+	if t.ShmIndex {
+		r.content.shm, r.keys.shm = openShm(path), openShm(BillingPath(path))
+	}
+	return r, nil
 }
 
 // Versions reads the change counters (see social.Versions). ctx is checked
@@ -93,6 +100,9 @@ func (r *versionsReader) read() (social.Versions, error) {
 // readFiles reads the counters and the versions tables' pages.
 func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 	r.reads++
+	if !r.raw {
+		return r.readSQL()
+	}
 	var pages [2]uint32
 	ctx := context.Background()
 	if r.conn == nil {
@@ -147,6 +157,30 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 	if err != nil {
 		r.reset()
 		return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+	}
+	return v, pages, nil
+}
+
+// readSQL reads the counters through database/sql; the pages only when
+// a log index is watched.
+func (r *versionsReader) readSQL() (social.Versions, [2]uint32, error) {
+	var pages [2]uint32
+	var v social.Versions
+	ctx := context.Background()
+	if r.content.shm == nil && r.keys.shm == nil {
+		if err := r.db.QueryRowContext(ctx, versionsSQL).Scan(&v.Content, &v.Keys, &v.Deletions); err != nil {
+			return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+		}
+		return v, pages, nil
+	}
+	var p [2]sql.NullInt64
+	if err := r.db.QueryRowContext(ctx, versionPagesSQL).Scan(&v.Content, &v.Keys, &v.Deletions, &p[0], &p[1]); err != nil {
+		return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+	}
+	for i := range pages {
+		if p[i].Valid && p[i].Int64 > 0 && p[i].Int64 <= math.MaxUint32 {
+			pages[i] = uint32(p[i].Int64)
+		}
 	}
 	return v, pages, nil
 }
