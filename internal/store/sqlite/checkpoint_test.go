@@ -18,7 +18,7 @@ import (
 // pages while the checkpointer is paused), and the checkpointer copies it
 // once it runs.
 func TestCheckpointInBackground(t *testing.T) {
-	s := openTest(t)
+	s := openTuned(t)
 	ctx := context.Background()
 	s.ckpt.pause()
 	copied := make(chan int, 100)
@@ -70,7 +70,7 @@ func TestCheckpointInBackground(t *testing.T) {
 // checkpoint after a restart finds fewer frames in the log than one
 // before it. Debits write the billing file: its checkpointer is watched.
 func TestCheckpointRestart(t *testing.T) {
-	s := openTest(t)
+	s := openTuned(t)
 	ctx := context.Background()
 	key := storetest.NewKey(t, s, "k", 1<<60)
 	var (

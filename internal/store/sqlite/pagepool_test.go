@@ -34,7 +34,7 @@ func pageStatus(t *testing.T, op int32) int64 {
 // allocated outside it.
 func TestPagePool(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	if pagePool.err != nil {
 		t.Fatal(pagePool.err)
 	}

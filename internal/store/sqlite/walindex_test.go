@@ -155,7 +155,7 @@ func indexMatchesLog(t *testing.T, path string, frames uint32) {
 // TestWalHeader: a header whose copies differ, that is not initialized,
 // or whose checksum is wrong is not taken.
 func TestWalHeader(t *testing.T) {
-	s := openTest(t)
+	s := openTuned(t)
 	if _, err := s.Write(context.Background(), smallBatch()); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestWalHeader(t *testing.T) {
 // last write.
 func TestVersionsFromIndexUnderWrites(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{2}}, 1_000_000)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestVersionsFromIndexUnderWrites(t *testing.T) {
 // then read every time, and right.
 func TestVersionsOnManyPages(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	if _, err := s.bill.ExecContext(ctx, `INSERT INTO versions (name, n)
 		WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 400)
 		SELECT printf('padding %d %.80c', x, 'x'), 0 FROM i`); err != nil {

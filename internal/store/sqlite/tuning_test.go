@@ -1,0 +1,198 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lib "modernc.org/sqlite/lib"
+
+	"github.com/roostapi/roost/internal/search"
+	"github.com/roostapi/roost/internal/social"
+)
+
+// openTuned opens a fresh store with every tuning piece on, whatever
+// ROOST_SQLITE_TUNING says: the tests of the pieces themselves.
+func openTuned(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestParseTuning(t *testing.T) {
+	for in, want := range map[string]Tuning{
+		"":                       TuningOn(),
+		"on":                     TuningOn(),
+		"OFF":                    TuningOff(),
+		"shm":                    {ShmIndex: true},
+		"rawconn, checkpointer":  {RawConn: true, Checkpointer: true},
+		"on,-shm":                {PagePool: true, RawConn: true, FTSLevels: true, Checkpointer: true},
+		"pagepool,ftslevels":     {PagePool: true, FTSLevels: true},
+		"on,-pagepool,-rawconn ": {ShmIndex: true, FTSLevels: true, Checkpointer: true},
+	} {
+		got, err := ParseTuning(in)
+		if err != nil || got != want {
+			t.Errorf("ParseTuning(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if back, err := ParseTuning(got.String()); err != nil || back != got {
+			t.Errorf("%q: String %q reads back as %+v, %v", in, got.String(), back, err)
+		}
+	}
+	if _, err := ParseTuning("shm,mmap"); err == nil || !strings.Contains(err.Error(), `"mmap"`) {
+		t.Errorf("an unknown piece: %v", err)
+	}
+}
+
+// TestTuningOff: a store opened with every piece off uses none of them.
+// The counters are read from the files on every read (no log index is
+// mapped); the debits run through database/sql (the driver's connection
+// is never taken); no checkpointer runs and the write connections leave
+// checkpoints to SQLite's commits, also after a bulk load; and the
+// segment a load leaves stays on the level FTS5 put it on. The same steps
+// on a tuned store show each piece at work.
+func TestTuningOff(t *testing.T) {
+	for _, tuned := range []bool{false, true} {
+		t.Run(map[bool]string{false: "off", true: "on"}[tuned], func(t *testing.T) {
+			ctx := context.Background()
+			tuning := TuningOff()
+			if tuned {
+				tuning = TuningOn()
+			}
+			s, err := OpenOptions(ctx, filepath.Join(t.TempDir(), "roost.db"), Options{Tuning: tuning})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Tuning() != tuning {
+				t.Fatalf("the store reports tuning %v", s.Tuning())
+			}
+			k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{1}}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, Amount: 1, RequestID: "r1", Endpoint: "x", Items: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if raw := s.debits.raw != nil; raw != tuned {
+				t.Errorf("debits on the driver's connection: %v", raw)
+			}
+			if plain := len(s.debits.plain) > 0; plain == tuned {
+				t.Errorf("debit statements prepared through database/sql: %v", plain)
+			}
+			for i := range 3 {
+				before := s.versions.reads
+				if _, err := s.Versions(ctx); err != nil {
+					t.Fatal(err)
+				}
+				read := s.versions.reads != before
+				if i > 0 && read == tuned {
+					t.Errorf("read %d with nothing written went to the files: %v", i+1, read)
+				}
+			}
+			if mapped := s.versions.content.shm != nil || s.versions.keys.shm != nil; mapped != tuned {
+				t.Errorf("log indexes mapped: %v", mapped)
+			}
+			if running := s.ckpt != nil || s.bckpt != nil; running != tuned {
+				t.Errorf("checkpointers running: %v", running)
+			}
+			err = s.Bulk(ctx, 5000, func(w social.Writer) error {
+				_, err := w.Write(ctx, postsBatch(1000, 5000))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sqliteAutocheckpoint
+			if tuned {
+				want = 0
+			}
+			for name, db := range map[string]interface {
+				QueryRowContext(context.Context, string, ...any) *sql.Row
+			}{"data": s.write, "billing": s.bill} {
+				var n int
+				if err := db.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != want {
+					t.Errorf("%s write connection after a load: wal_autocheckpoint %d, want %d", name, n, want)
+				}
+			}
+			rec := structureRecord(t, s, "posts_fts")
+			lifted, _, err := liftStructure(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if moved := lifted == nil; moved != tuned {
+				t.Errorf("the loaded segment on the level of its size: %v", moved)
+			}
+			q, err := search.Parse("common", t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg, err := s.Search(ctx, q, social.Latest, social.PageReq{Limit: 20}); err != nil || len(pg.Items) != 20 {
+				t.Fatalf("search after the load: %d posts, %v", len(pg.Items), err)
+			}
+		})
+	}
+}
+
+// structureRecord is the structure record of full-text index table.
+func structureRecord(t *testing.T, s *Store, table string) []byte {
+	t.Helper()
+	var rec []byte
+	if err := s.write.QueryRowContext(context.Background(), `SELECT block FROM `+table+`_data WHERE id = ?`, ftsStructureID).Scan(&rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestPagePoolOff: a process whose stores are opened without the page
+// pool never hands it to SQLite: reads take no page from a pool. Run in a
+// fresh process (the pool is the process's, installed by its first
+// tuned store).
+func TestPagePoolOff(t *testing.T) {
+	if os.Getenv("ROOST_TEST_POOL_CHILD") == "" {
+		for _, tuning := range []string{"off", "on"} {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPagePoolOff$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "ROOST_TEST_POOL_CHILD="+tuning)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "pool in use:") {
+				t.Fatalf("tuning %s: %v\n%s", tuning, err, out)
+			}
+		}
+		return
+	}
+	tuning, err := ParseTuning(os.Getenv("ROOST_TEST_POOL_CHILD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := OpenOptions(ctx, filepath.Join(t.TempDir(), "roost.db"), Options{Tuning: tuning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Write(ctx, postsBatch(1000, 2000)); err != nil {
+		t.Fatal(err)
+	}
+	q, err := search.Parse("common", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Search(ctx, q, social.Latest, social.PageReq{Limit: 100}); err != nil {
+		t.Fatal(err)
+	}
+	used := pageStatus(t, lib.SQLITE_STATUS_PAGECACHE_USED)
+	if inUse := used > 0; inUse != tuning.PagePool || pagePool.installed != tuning.PagePool {
+		t.Fatalf("tuning %v: %d pages of a pool in use, pool installed: %v", tuning, used, pagePool.installed)
+	}
+	t.Logf("pool in use: %d pages", used)
+}
