@@ -24,6 +24,7 @@ import (
 // number of the page it holds: 4,062 of them in the first 32 KiB block
 // after the 136 bytes, 4,096 at the start of each later block.
 const (
+	walIndexVersion   = 3007000 // the header's iVersion (WALINDEX_MAX_VERSION)
 	walIndexBlock     = 32768
 	walIndexHdrSize   = 136
 	walIndexFirstPgno = (4096*4 - walIndexHdrSize) / 4 // 4,062 frames in block 0
@@ -55,6 +56,11 @@ func readWalHeader(m []byte) (walHeader, bool) {
 	copy(h1[:], m[:48])
 	copy(h2[:], m[48:96])
 	if h1 != h2 || h1[12] == 0 { // isInit
+		return walHeader{}, false
+	}
+	// An index of another version has another layout: the counters are
+	// then read every time.
+	if binary.NativeEndian.Uint32(h1[0:]) != walIndexVersion {
 		return walHeader{}, false
 	}
 	// The header's checksum is always of native words (the log's frames

@@ -153,7 +153,8 @@ func indexMatchesLog(t *testing.T, path string, frames uint32) {
 }
 
 // TestWalHeader: a header whose copies differ, that is not initialized,
-// or whose checksum is wrong is not taken.
+// whose checksum is wrong or of another version of the index is not
+// taken.
 func TestWalHeader(t *testing.T) {
 	s := openTuned(t)
 	if _, err := s.Write(context.Background(), smallBatch()); err != nil {
@@ -176,6 +177,18 @@ func TestWalHeader(t *testing.T) {
 			}
 		},
 		"short": func(b []byte) {},
+		"another version": func(b []byte) {
+			ne := binary.NativeEndian
+			ne.PutUint32(b, walIndexVersion+1)
+			var s1, s2 uint32
+			for i := 0; i < 40; i += 8 {
+				s1 += ne.Uint32(b[i:]) + s2
+				s2 += ne.Uint32(b[i+4:]) + s1
+			}
+			ne.PutUint32(b[40:], s1)
+			ne.PutUint32(b[44:], s2)
+			copy(b[48:96], b[:48])
+		},
 	} {
 		b := append([]byte(nil), m[:walIndexHdrSize]...)
 		mend(b)
