@@ -119,7 +119,7 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 			if !ok {
 				return fmt.Errorf("driver connection %T cannot prepare", dc)
 			}
-			st, err := p.PrepareContext(ctx, versionPagesSQL)
+			st, err := p.PrepareContext(ctx, r.sql())
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,8 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 		if err != nil {
 			return err
 		}
-		err = rows.Next(r.row[:])
+		row := r.row[:len(rows.Columns())]
+		err = rows.Next(row)
 		if cerr := rows.Close(); err == nil {
 			err = cerr
 		}
@@ -148,6 +149,9 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 			return fmt.Errorf("counters read as %T, %T and %T", r.row[0], r.row[1], r.row[2])
 		}
 		for i := range pages {
+			if len(row) <= 3+i {
+				break
+			}
 			if p, ok := r.row[3+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
 				pages[i] = uint32(p)
 			}
@@ -161,13 +165,22 @@ func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 	return v, pages, nil
 }
 
+// sql is the query of the counters: with the pages of the versions
+// tables when a log index is watched (dbstat is not free), else alone.
+func (r *versionsReader) sql() string {
+	if r.content.shm == nil && r.keys.shm == nil {
+		return versionsSQL
+	}
+	return versionPagesSQL
+}
+
 // readSQL reads the counters through database/sql; the pages only when
 // a log index is watched.
 func (r *versionsReader) readSQL() (social.Versions, [2]uint32, error) {
 	var pages [2]uint32
 	var v social.Versions
 	ctx := context.Background()
-	if r.content.shm == nil && r.keys.shm == nil {
+	if r.sql() == versionsSQL {
 		if err := r.db.QueryRowContext(ctx, versionsSQL).Scan(&v.Content, &v.Keys, &v.Deletions); err != nil {
 			return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
 		}
