@@ -71,7 +71,21 @@ func benchPair(ctx context.Context, e *env, src *sqlite.Store, a, b sqlite.Tunin
 		return err
 	}
 	perf.ReportPair(e.stdout, names, cs)
+	for i, p := range []string{orSource(aPath, src), bPath} {
+		fmt.Fprintf(e.stdout, "%s: write-ahead logs after the runs: database %s, billing file %s\n", names[i],
+			walSize(p), walSize(sqlite.BillingPath(p)))
+	}
 	return nil
+}
+
+// walSize is the size of the write-ahead log of the database at path, in
+// MiB ("none" when there is none).
+func walSize(path string) string {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(fi.Size())/(1<<20))
 }
 
 // orSource is path, or the source store's when empty.

@@ -11,16 +11,6 @@ import (
 	"github.com/roostapi/roost/internal/store/sqlstore"
 )
 
-// stmtRunner runs a debit batch's statements inside its transaction: a
-// rawConn on the driver's connection (Tuning.RawConn) or a sqlTx.
-type stmtRunner interface {
-	// exec runs q with args.
-	exec(ctx context.Context, q string, args ...any) error
-	// query runs q with args and calls fn with each row (the slice is
-	// reused).
-	query(ctx context.Context, q string, args []any, fn func(row []driver.Value) error) error
-}
-
 // sqlStmts are the debit statements prepared through database/sql on the
 // billing file's pool (its one connection), each once.
 type sqlStmts map[string]*sql.Stmt
@@ -33,8 +23,8 @@ func (m sqlStmts) close() {
 	}
 }
 
-// sqlTx is a stmtRunner on a database/sql transaction, through the
-// statements of stmts. The pool's one connection is the transaction's, so
+// sqlTx runs a debit batch's statements in its database/sql
+// transaction, through the statements of stmts. The pool's one connection is the transaction's, so
 // a statement not prepared yet is prepared in the transaction for this
 // use and named in later, to be prepared on the pool after it.
 type sqlTx struct {
@@ -52,6 +42,7 @@ func (t sqlTx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return t.tx.PrepareContext(ctx, q)
 }
 
+// exec runs q with args.
 func (t sqlTx) exec(ctx context.Context, q string, args ...any) error {
 	st, err := t.stmt(ctx, q)
 	if err != nil {
@@ -61,6 +52,8 @@ func (t sqlTx) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
+// query runs q with args and calls fn with each row (the slice is
+// reused).
 func (t sqlTx) query(ctx context.Context, q string, args []any, fn func(row []driver.Value) error) error {
 	st, err := t.stmt(ctx, q)
 	if err != nil {
@@ -95,8 +88,8 @@ func (t sqlTx) query(ctx context.Context, q string, args []any, fn func(row []dr
 	return rows.Close()
 }
 
-// applySQL runs the batch's transaction through database/sql on the
-// billing file's pool (Tuning.RawConn off) and returns the held upstream
+// applySQL runs the batch's transaction on the billing file's write
+// connection and returns the held upstream
 // rows it wrote; an error means nothing committed.
 func (b *debitBatcher) applySQL(ctx context.Context, batch []social.Debit, results []sqlstore.DebitResult) ([]ledger.Entry, error) {
 	if b.plain == nil {

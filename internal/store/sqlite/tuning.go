@@ -22,9 +22,6 @@ type Tuning struct {
 	// index, mapped read-only, while no commit wrote their page
 	// (walindex.go); off, every read of the counters reads the files.
 	ShmIndex bool
-	// RawConn runs the debits and the counters' read on the driver's
-	// connection directly (rawconn.go); off, through database/sql.
-	RawConn bool
 	// FTSLevels moves the one segment a bulk load leaves in a full-text
 	// index to the level of its size by rewriting FTS5's structure record
 	// (fts_levels.go); off, FTS5 keeps it where its 'optimize' put it.
@@ -46,7 +43,6 @@ type tuningPiece struct {
 var tuningPieces = []tuningPiece{
 	{"pagepool", func(t *Tuning) *bool { return &t.PagePool }},
 	{"shm", func(t *Tuning) *bool { return &t.ShmIndex }},
-	{"rawconn", func(t *Tuning) *bool { return &t.RawConn }},
 	{"ftslevels", func(t *Tuning) *bool { return &t.FTSLevels }},
 	{"checkpointer", func(t *Tuning) *bool { return &t.Checkpointer }},
 }
@@ -75,7 +71,7 @@ func TuningNames() []string {
 
 // ParseTuning reads a --sqlite-tuning value: "on" (or empty) for every
 // piece, "off" for none, or the names of the pieces to use separated by
-// commas (pagepool, shm, rawconn, ftslevels, checkpointer); a name after
+// commas (pagepool, shm, ftslevels, checkpointer); a name after
 // "on," with a minus drops that piece ("on,-shm"). Benchmarks measure one
 // piece with the lists.
 func ParseTuning(s string) (Tuning, error) {

@@ -29,14 +29,14 @@ func openTuned(t *testing.T) *Store {
 
 func TestParseTuning(t *testing.T) {
 	for in, want := range map[string]Tuning{
-		"":                       TuningOn(),
-		"on":                     TuningOn(),
-		"OFF":                    TuningOff(),
-		"shm":                    {ShmIndex: true},
-		"rawconn, checkpointer":  {RawConn: true, Checkpointer: true},
-		"on,-shm":                {PagePool: true, RawConn: true, FTSLevels: true, Checkpointer: true},
-		"pagepool,ftslevels":     {PagePool: true, FTSLevels: true},
-		"on,-pagepool,-rawconn ": {ShmIndex: true, FTSLevels: true, Checkpointer: true},
+		"":                         TuningOn(),
+		"on":                       TuningOn(),
+		"OFF":                      TuningOff(),
+		"shm":                      {ShmIndex: true},
+		"shm, checkpointer":        {ShmIndex: true, Checkpointer: true},
+		"on,-shm":                  {PagePool: true, FTSLevels: true, Checkpointer: true},
+		"pagepool,ftslevels":       {PagePool: true, FTSLevels: true},
+		"on,-pagepool,-ftslevels ": {ShmIndex: true, Checkpointer: true},
 	} {
 		got, err := ParseTuning(in)
 		if err != nil || got != want {
@@ -53,8 +53,7 @@ func TestParseTuning(t *testing.T) {
 
 // TestTuningOff: a store opened with every piece off uses none of them.
 // The counters are read from the files on every read (no log index is
-// mapped); the debits run through database/sql (the driver's connection
-// is never taken); no checkpointer runs and the write connections leave
+// mapped); no checkpointer runs and the write connections leave
 // checkpoints to SQLite's commits, also after a bulk load; and the
 // segment a load leaves stays on the level FTS5 put it on. The same steps
 // on a tuned store show each piece at work.
@@ -80,12 +79,6 @@ func TestTuningOff(t *testing.T) {
 			}
 			if _, err := s.Debit(ctx, social.Debit{KeyID: k.ID, Amount: 1, RequestID: "r1", Endpoint: "x", Items: 1}); err != nil {
 				t.Fatal(err)
-			}
-			if raw := s.debits.raw != nil; raw != tuned {
-				t.Errorf("debits on the driver's connection: %v", raw)
-			}
-			if plain := len(s.debits.plain) > 0; plain == tuned {
-				t.Errorf("debit statements prepared through database/sql: %v", plain)
 			}
 			for i := range 3 {
 				before := s.versions.reads
