@@ -55,13 +55,23 @@ const tuningUsage = "SQLite only: on uses the pieces that reach past plain SQL i
 	"(pagepool, shm, ftslevels, checkpointer; on,-shm drops one). Default on, or ROOST_SQLITE_TUNING"
 
 // tuningFlag adds --sqlite-tuning to fs, setting e's tuning.
-func tuningFlag(fs *flag.FlagSet, e *env) {
-	fs.Func("sqlite-tuning", tuningUsage, func(v string) error {
-		t, err := sqlite.ParseTuning(v)
-		if err != nil {
-			return err
-		}
-		e.sqliteTuning = &t
-		return nil
-	})
+func tuningFlag(fs *flag.FlagSet, e *env) { fs.Var(tuningValue{e}, "sqlite-tuning", tuningUsage) }
+
+// tuningValue is --sqlite-tuning's value: e's tuning, "on" until set.
+type tuningValue struct{ e *env }
+
+func (v tuningValue) String() string {
+	if v.e == nil || v.e.sqliteTuning == nil {
+		return sqlite.TuningOn().String()
+	}
+	return v.e.sqliteTuning.String()
+}
+
+func (v tuningValue) Set(s string) error {
+	t, err := sqlite.ParseTuning(s)
+	if err != nil {
+		return err
+	}
+	v.e.sqliteTuning = &t
+	return nil
 }
