@@ -269,11 +269,8 @@ func (c Comparison) Ratio() float64 { return c.Roost.PerSecond / c.Ceiling.PerSe
 // loopback ports and drives both, alternating, for every page kind.
 func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Writer) ([]Comparison, error) {
 	cfg.defaults()
-	kinds, err := r.PageKinds(ctx, cfg.Paths, cfg.Seed)
+	kinds, err := r.kinds(ctx, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if kinds, err = onlyKinds(kinds, cfg.Kinds); err != nil {
 		return nil, err
 	}
 	ceiling, err := r.NewCeiling(kinds)
@@ -303,6 +300,15 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 		out[i] = Comparison{Kind: c.Kind, Roost: c.Best[0], Ceiling: c.Best[1]}
 	}
 	return out, nil
+}
+
+// kinds are the page kinds cfg measures on the rig's data.
+func (r *Rig) kinds(ctx context.Context, cfg HTTPConfig) ([]PageKind, error) {
+	kinds, err := r.PageKinds(ctx, cfg.Paths, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return onlyKinds(kinds, cfg.Kinds)
 }
 
 // server is one server a comparison drives: its name in the progress

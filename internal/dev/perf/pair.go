@@ -25,11 +25,8 @@ func (c PairComparison) Ratio() float64 { return c.A.PerSecond / c.B.PerSecond }
 // names name r and other in the progress lines.
 func (r *Rig) ComparePair(ctx context.Context, cfg HTTPConfig, other *Rig, names [2]string, progress io.Writer) ([]PairComparison, error) {
 	cfg.defaults()
-	kinds, err := r.PageKinds(ctx, cfg.Paths, cfg.Seed)
+	kinds, err := r.kinds(ctx, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if kinds, err = onlyKinds(kinds, cfg.Kinds); err != nil {
 		return nil, err
 	}
 	var servers [2]server
