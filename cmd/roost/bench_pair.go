@@ -19,10 +19,6 @@ import (
 // comparison drives roost and the ceiling; the ratio is a's requests/s
 // over b's.
 func benchPair(ctx context.Context, e *env, src *sqlite.Store, a, b sqlite.Tuning, bPath string, cfg perf.HTTPConfig, rig perf.RigConfig) (err error) {
-	if a.PagePool != b.PagePool {
-		fmt.Fprintln(e.stdout, "note: the page pool is the process's: both sides have it when the first store opened took it; "+
-			"measure it with two runs of roost bench --http, --sqlite-tuning on and without it")
-	}
 	aPath := ""
 	if bPath == "" {
 		dir, err := os.MkdirTemp(filepath.Dir(src.Path()), "bench-pair-")

@@ -85,11 +85,6 @@ func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error)
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
 	}
-	if t.PagePool {
-		if err := usePagePool(); err != nil {
-			log.Warn("sqlite: no page pool, pages are allocated one by one", "err", err)
-		}
-	}
 	write, err := openOne(writeDSN(path, t))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

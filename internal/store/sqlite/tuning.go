@@ -13,11 +13,6 @@ import (
 // runs on plain SQL and the driver's public interfaces alone, and the
 // store's tests pass both ways (CI runs them with ROOST_SQLITE_TUNING=off).
 type Tuning struct {
-	// PagePool hands SQLite one process-wide pool of page slots
-	// (SQLITE_CONFIG_PAGECACHE through the driver's libc: pagepool.go).
-	// It is the process's, not a store's: the first store opened with it
-	// installs it for every connection that follows.
-	PagePool bool
 	// ShmIndex answers the change counters from the write-ahead log's
 	// index, mapped read-only, while no commit wrote their page
 	// (walindex.go); off, every read of the counters reads the files.
@@ -41,7 +36,6 @@ type tuningPiece struct {
 
 // tuningPieces are the pieces in the order String lists them.
 var tuningPieces = []tuningPiece{
-	{"pagepool", func(t *Tuning) *bool { return &t.PagePool }},
 	{"shm", func(t *Tuning) *bool { return &t.ShmIndex }},
 	{"ftslevels", func(t *Tuning) *bool { return &t.FTSLevels }},
 	{"checkpointer", func(t *Tuning) *bool { return &t.Checkpointer }},
@@ -71,7 +65,7 @@ func TuningNames() []string {
 
 // ParseTuning reads a --sqlite-tuning value: "on" (or empty) for every
 // piece, "off" for none, or the names of the pieces to use separated by
-// commas (pagepool, shm, ftslevels, checkpointer); a name after
+// commas (shm, ftslevels, checkpointer); a name after
 // "on," with a minus drops that piece ("on,-shm"). Benchmarks measure one
 // piece with the lists.
 func ParseTuning(s string) (Tuning, error) {

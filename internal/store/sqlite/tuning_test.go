@@ -3,13 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	lib "modernc.org/sqlite/lib"
 
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
@@ -29,14 +25,14 @@ func openTuned(t *testing.T) *Store {
 
 func TestParseTuning(t *testing.T) {
 	for in, want := range map[string]Tuning{
-		"":                         TuningOn(),
-		"on":                       TuningOn(),
-		"OFF":                      TuningOff(),
-		"shm":                      {ShmIndex: true},
-		"shm, checkpointer":        {ShmIndex: true, Checkpointer: true},
-		"on,-shm":                  {PagePool: true, FTSLevels: true, Checkpointer: true},
-		"pagepool,ftslevels":       {PagePool: true, FTSLevels: true},
-		"on,-pagepool,-ftslevels ": {ShmIndex: true, Checkpointer: true},
+		"":                             TuningOn(),
+		"on":                           TuningOn(),
+		"OFF":                          TuningOff(),
+		"shm":                          {ShmIndex: true},
+		"shm, checkpointer":            {ShmIndex: true, Checkpointer: true},
+		"on,-shm":                      {FTSLevels: true, Checkpointer: true},
+		"shm,ftslevels":                {ShmIndex: true, FTSLevels: true},
+		"on,-checkpointer,-ftslevels ": {ShmIndex: true},
 	} {
 		got, err := ParseTuning(in)
 		if err != nil || got != want {
@@ -145,47 +141,4 @@ func structureRecord(t *testing.T, s *Store, table string) []byte {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-// TestPagePoolOff: a process whose stores are opened without the page
-// pool never hands it to SQLite: reads take no page from a pool. Run in a
-// fresh process (the pool is the process's, installed by its first
-// tuned store).
-func TestPagePoolOff(t *testing.T) {
-	if os.Getenv("ROOST_TEST_POOL_CHILD") == "" {
-		for _, tuning := range []string{"off", "on"} {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestPagePoolOff$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), "ROOST_TEST_POOL_CHILD="+tuning)
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "pool in use:") {
-				t.Fatalf("tuning %s: %v\n%s", tuning, err, out)
-			}
-		}
-		return
-	}
-	tuning, err := ParseTuning(os.Getenv("ROOST_TEST_POOL_CHILD"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	s, err := OpenOptions(ctx, filepath.Join(t.TempDir(), "roost.db"), Options{Tuning: tuning})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Write(ctx, postsBatch(1000, 2000)); err != nil {
-		t.Fatal(err)
-	}
-	q, err := search.Parse("common", t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Search(ctx, q, social.Latest, social.PageReq{Limit: 100}); err != nil {
-		t.Fatal(err)
-	}
-	used := pageStatus(t, lib.SQLITE_STATUS_PAGECACHE_USED)
-	if inUse := used > 0; inUse != tuning.PagePool || pagePool.installed != tuning.PagePool {
-		t.Fatalf("tuning %v: %d pages of a pool in use, pool installed: %v", tuning, used, pagePool.installed)
-	}
-	t.Logf("pool in use: %d pages", used)
 }
