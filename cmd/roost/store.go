@@ -50,9 +50,9 @@ func openStore(ctx context.Context, e *env, db string) (store, error) {
 
 // tuningUsage is --sqlite-tuning's usage line.
 const tuningUsage = "SQLite only: on uses the pieces that reach past plain SQL into SQLite's and the driver's internals " +
-	"(the log index read by mmap, the full-text index's levels, the background checkpointer); " +
+	"(the log index read by mmap, the full-text index's levels); " +
 	"off runs on plain SQL and the driver's public interfaces; or a comma-separated list of the pieces to use " +
-	"(shm, ftslevels, checkpointer; on,-shm drops one). Default on, or ROOST_SQLITE_TUNING"
+	"(shm, ftslevels; on,-shm drops one). Default on, or ROOST_SQLITE_TUNING"
 
 // tuningFlag adds --sqlite-tuning to fs, setting e's tuning.
 func tuningFlag(fs *flag.FlagSet, e *env) { fs.Var(tuningValue{e}, "sqlite-tuning", tuningUsage) }

@@ -14,7 +14,7 @@ import (
 // when given, else ROOST_SQLITE_TUNING, else every piece; a bad value is
 // a usage error.
 func TestSQLiteTuningSetting(t *testing.T) {
-	on, off, noShm := sqlite.TuningOn(), sqlite.TuningOff(), sqlite.Tuning{FTSLevels: true, Checkpointer: true}
+	on, off, noShm := sqlite.TuningOn(), sqlite.TuningOff(), sqlite.Tuning{FTSLevels: true}
 	for _, c := range []struct {
 		name string
 		args []string

@@ -51,7 +51,7 @@ func (s *Store) openBilling(ctx context.Context) error {
 				"put it back beside the database, or restore both from a backup", s.path, bpath)
 		}
 	}
-	bill, err := openOne(writeDSN(bpath, s.tuning))
+	bill, err := openOne(dsn(bpath, false))
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", bpath, err)
 	}

@@ -40,7 +40,7 @@ var dialect = sqlstore.Dialect{
 func openDB(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
 
 // openOne is openDB with exactly one connection, kept open for good: the
-// write connections and the checkpointers'.
+// write connections.
 func openOne(dsn string) (*sql.DB, error) {
 	db, err := openDB(dsn)
 	if err != nil {

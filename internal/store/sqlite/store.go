@@ -46,9 +46,6 @@ type Store struct {
 	later upstreamLater
 	// versions reads the change counters (versions.go).
 	versions *versionsReader
-	// ckpt copies the log into the database file (checkpoint.go), bckpt
-	// the billing file's.
-	ckpt, bckpt *checkpointer
 	// counts keeps the counts that plan Top pages (search_counts.go).
 	counts countCache
 
@@ -85,7 +82,7 @@ func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error)
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("sqlite: empty database path: %w", social.ErrInvalid)
 	}
-	write, err := openOne(writeDSN(path, t))
+	write, err := openOne(dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -128,16 +125,6 @@ func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error)
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if t.Checkpointer {
-		if s.ckpt, err = newCheckpointer(path, write, databaseCheckpointEvery, log); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-		}
-		if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, billingCheckpointEvery, log); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
-		}
-	}
 	s.debits = newDebitBatcher(s)
 	return s, nil
 }
@@ -145,37 +132,14 @@ func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error)
 // busyTimeout is how long a connection waits for a lock another holds.
 const busyTimeout = 10 * time.Second
 
-// writeDSN is the connection string of a store's write connections: the
-// logs are checkpointed by the checkpointer when t has it, else by SQLite
-// at the end of a commit (wal_autocheckpoint's default).
-func writeDSN(path string, t Tuning) string {
-	if t.Checkpointer {
-		return dsn(path, false)
-	}
-	return dsnWith(path, false, sqliteAutocheckpoint)
-}
-
-// sqliteAutocheckpoint is wal_autocheckpoint's default: SQLite checkpoints
-// at the end of a commit that leaves the log at 1,000 pages or more.
+// sqliteAutocheckpoint is wal_autocheckpoint's default, which the write
+// connections keep: SQLite checkpoints at the end of a commit that leaves
+// the log at 1,000 pages or more (bulk loads set more for their commits).
 const sqliteAutocheckpoint = 1000
 
-// autocheckpoint is the wal_autocheckpoint of the store's write
-// connections outside bulk loads.
-func (s *Store) autocheckpoint() int {
-	if s.tuning.Checkpointer {
-		return 0
-	}
-	return sqliteAutocheckpoint
-}
-
-// dsn builds the driver's connection string; a connection that writes
-// leaves checkpoints to the checkpointer (checkpoint.go).
-func dsn(path string, readOnly bool) string { return dsnWith(path, readOnly, 0) }
-
-// dsnWith is dsn with the write connection's wal_autocheckpoint.
-// busy_timeout comes first so that every later pragma already waits for
-// locks instead of failing.
-func dsnWith(path string, readOnly bool, autocheckpoint int) string {
+// dsn builds the driver's connection string. busy_timeout comes first so
+// that every later pragma already waits for locks instead of failing.
+func dsn(path string, readOnly bool) string {
 	v := url.Values{}
 	pragmas := []string{
 		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
@@ -189,8 +153,6 @@ func dsnWith(path string, readOnly bool, autocheckpoint int) string {
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
 	} else {
-		// 0: the checkpointer copies the log (checkpoint.go).
-		pragmas = append(pragmas, fmt.Sprintf("wal_autocheckpoint(%d)", autocheckpoint))
 		v.Set("_txlock", "immediate")
 	}
 	for _, p := range pragmas {
@@ -205,11 +167,6 @@ func (s *Store) Close() error {
 		s.debits.close()
 	}
 	lerr := s.closeUpstream(context.Background())
-	for _, c := range []*checkpointer{s.ckpt, s.bckpt} {
-		if c != nil {
-			c.close() //nolint:errcheck // its connection only read and copied pages
-		}
-	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
 		st.Close()

@@ -21,10 +21,6 @@ type Tuning struct {
 	// index to the level of its size by rewriting FTS5's structure record
 	// (fts_levels.go); off, FTS5 keeps it where its 'optimize' put it.
 	FTSLevels bool
-	// Checkpointer copies the logs in the background and starts them
-	// over (checkpoint.go); off, SQLite's own checkpoint at the end of a
-	// commit once the log holds 1,000 pages (wal_autocheckpoint's default).
-	Checkpointer bool
 }
 
 // tuningPiece is one piece's name, as ParseTuning and String spell it,
@@ -38,7 +34,6 @@ type tuningPiece struct {
 var tuningPieces = []tuningPiece{
 	{"shm", func(t *Tuning) *bool { return &t.ShmIndex }},
 	{"ftslevels", func(t *Tuning) *bool { return &t.FTSLevels }},
-	{"checkpointer", func(t *Tuning) *bool { return &t.Checkpointer }},
 }
 
 // TuningOn is every piece on: what Open uses and roost's default.
@@ -65,7 +60,7 @@ func TuningNames() []string {
 
 // ParseTuning reads a --sqlite-tuning value: "on" (or empty) for every
 // piece, "off" for none, or the names of the pieces to use separated by
-// commas (shm, ftslevels, checkpointer); a name after
+// commas (shm, ftslevels); a name after
 // "on," with a minus drops that piece ("on,-shm"). Benchmarks measure one
 // piece with the lists.
 func ParseTuning(s string) (Tuning, error) {

@@ -25,14 +25,14 @@ func openTuned(t *testing.T) *Store {
 
 func TestParseTuning(t *testing.T) {
 	for in, want := range map[string]Tuning{
-		"":                             TuningOn(),
-		"on":                           TuningOn(),
-		"OFF":                          TuningOff(),
-		"shm":                          {ShmIndex: true},
-		"shm, checkpointer":            {ShmIndex: true, Checkpointer: true},
-		"on,-shm":                      {FTSLevels: true, Checkpointer: true},
-		"shm,ftslevels":                {ShmIndex: true, FTSLevels: true},
-		"on,-checkpointer,-ftslevels ": {ShmIndex: true},
+		"":               TuningOn(),
+		"on":             TuningOn(),
+		"OFF":            TuningOff(),
+		"shm":            {ShmIndex: true},
+		"shm, ftslevels": {ShmIndex: true, FTSLevels: true},
+		"on,-shm":        {FTSLevels: true},
+		"shm,ftslevels":  {ShmIndex: true, FTSLevels: true},
+		"on,-ftslevels ": {ShmIndex: true},
 	} {
 		got, err := ParseTuning(in)
 		if err != nil || got != want {
@@ -49,9 +49,8 @@ func TestParseTuning(t *testing.T) {
 
 // TestTuningOff: a store opened with every piece off uses none of them.
 // The counters are read from the files on every read (no log index is
-// mapped); no checkpointer runs and the write connections leave
-// checkpoints to SQLite's commits, also after a bulk load; and the
-// segment a load leaves stays on the level FTS5 put it on. The same steps
+// mapped), and the segment a load leaves stays on the level FTS5 put it
+// on. The same steps
 // on a tuned store show each piece at work.
 func TestTuningOff(t *testing.T) {
 	for _, tuned := range []bool{false, true} {
@@ -89,9 +88,6 @@ func TestTuningOff(t *testing.T) {
 			if mapped := s.versions.content.shm != nil || s.versions.keys.shm != nil; mapped != tuned {
 				t.Errorf("log indexes mapped: %v", mapped)
 			}
-			if running := s.ckpt != nil || s.bckpt != nil; running != tuned {
-				t.Errorf("checkpointers running: %v", running)
-			}
 			err = s.Bulk(ctx, 5000, func(w social.Writer) error {
 				_, err := w.Write(ctx, postsBatch(1000, 5000))
 				return err
@@ -99,10 +95,7 @@ func TestTuningOff(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := sqliteAutocheckpoint
-			if tuned {
-				want = 0
-			}
+			want := sqliteAutocheckpoint // the load's own setting put back
 			for name, db := range map[string]interface {
 				QueryRowContext(context.Context, string, ...any) *sql.Row
 			}{"data": s.write, "billing": s.bill} {
