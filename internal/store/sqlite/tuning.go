@@ -60,9 +60,8 @@ func TuningNames() []string {
 
 // ParseTuning reads a --sqlite-tuning value: "on" (or empty) for every
 // piece, "off" for none, or the names of the pieces to use separated by
-// commas (shm, ftslevels); a name after
-// "on," with a minus drops that piece ("on,-shm"). Benchmarks measure one
-// piece with the lists.
+// commas (shm, ftslevels); a name after "on," with a minus drops that
+// piece ("on,-shm"). Benchmarks measure one piece with the lists.
 func ParseTuning(s string) (Tuning, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	switch s {
@@ -106,7 +105,7 @@ func (t Tuning) String() string {
 	return strings.Join(on, ",")
 }
 
-// Options configure Open.
+// Options configure OpenOptions.
 type Options struct {
 	// Log receives the store's warnings (nil: discarded).
 	Log *slog.Logger
