@@ -20,8 +20,9 @@ package sqlite
 // off (14 segments against 58 after them); then roost bench --http --db A
 // --sqlite-tuning on --against on,-ftslevels --against-db B --kinds
 // "search Latest" --page-cache 0 --duration 3s --rounds 4, 2026-11-29,
-// two runs on a shared machine: requests/s on/off 1.29 and 1.21,
-// processor time a page 0.76 and 0.70 of the piece off's.
+// four runs on a shared machine (load 9-16 on 2 cores): requests/s on/off
+// 1.29, 1.21, 1.13, 1.31; processor time a page 0.70-0.80 of the piece
+// off's (the same tuning on both sides: 0.97-1.36).
 
 import (
 	"context"
