@@ -297,7 +297,7 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 	}
 	out := make([]Comparison, len(runs))
 	for i, c := range runs {
-		out[i] = Comparison{Kind: c.Kind, Roost: c.Best[0], Ceiling: c.Best[1]}
+		out[i] = Comparison{Kind: c.Kind, Roost: c.A, Ceiling: c.B}
 	}
 	return out, nil
 }
@@ -315,12 +315,6 @@ func (r *Rig) kinds(ctx context.Context, cfg HTTPConfig) ([]PageKind, error) {
 // lines, its base URL and the key its requests carry (none: "").
 type server struct {
 	name, url, key string
-}
-
-// pairRuns are the best runs of two servers on one page kind.
-type pairRuns struct {
-	Kind string
-	Best [2]RunStats
 }
 
 // settle drives each server with the first kind's pages for cfg.Settle
@@ -342,10 +336,11 @@ func settle(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers ...se
 // alternate drives the two servers in turn over each kind's paths,
 // cfg.Rounds runs of each, the first server first on even rounds, and
 // keeps the best run of each.
-func alternate(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers [2]server, progress io.Writer) ([]pairRuns, error) {
-	var out []pairRuns
+func alternate(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers [2]server, progress io.Writer) ([]PairComparison, error) {
+	var out []PairComparison
 	for _, k := range kinds {
-		c := pairRuns{Kind: k.Name}
+		c := PairComparison{Kind: k.Name}
+		best := [2]*RunStats{&c.A, &c.B}
 		for round := range cfg.Rounds {
 			order := []int{0, 1}
 			if round%2 == 1 {
@@ -359,8 +354,8 @@ func alternate(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers [2
 				if progress != nil {
 					fmt.Fprintf(progress, "  %-14s %-7s round %d: %.0f requests/s\n", k.Name, servers[i].name, round+1, st.PerSecond)
 				}
-				if st.PerSecond > c.Best[i].PerSecond {
-					c.Best[i] = st
+				if st.PerSecond > best[i].PerSecond {
+					*best[i] = st
 				}
 			}
 		}

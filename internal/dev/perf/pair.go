@@ -41,15 +41,7 @@ func (r *Rig) ComparePair(ctx context.Context, cfg HTTPConfig, other *Rig, names
 	if err := settle(ctx, cfg, kinds, servers[:]...); err != nil {
 		return nil, err
 	}
-	runs, err := alternate(ctx, cfg, kinds, servers, progress)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PairComparison, len(runs))
-	for i, c := range runs {
-		out[i] = PairComparison{Kind: c.Kind, A: c.Best[0], B: c.Best[1]}
-	}
-	return out, nil
+	return alternate(ctx, cfg, kinds, servers, progress)
 }
 
 // ReportPair writes a pair comparison as a table: requests per second of
