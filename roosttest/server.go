@@ -20,7 +20,7 @@ import (
 	"github.com/roostapi/roost/internal/monitor"
 	"github.com/roostapi/roost/internal/server"
 	"github.com/roostapi/roost/internal/store/pgschema"
-	"github.com/roostapi/roost/internal/store/postgres"
+	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 // Server is a roost serving one world on loopback ports.
@@ -159,7 +159,7 @@ func (s *Server) open(ctx context.Context, cfg config) (server.Store, error) {
 		s.closers = append(s.closers, func(context.Context) error { return os.RemoveAll(dir) })
 		db = filepath.Join(dir, "roost.db")
 	}
-	st, err := server.Open(ctx, db, postgres.Options{}, cfg.log)
+	st, err := server.Open(ctx, db, server.Options{SQLite: sqlite.TuningOn()}, cfg.log)
 	if err != nil {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}

@@ -11,14 +11,16 @@ import (
 
 	"github.com/roostapi/roost/internal/api/httpapi"
 	"github.com/roostapi/roost/internal/dev/perf"
+	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/world/gen"
 	"github.com/roostapi/roost/internal/world/live"
 )
 
 func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", "bench --db DB [--posts N] [--users N] [--requests N] "+
-		"[--http [--connections N] [--duration D] [--rounds N] | --live RATE [--monitors N] [--rounds N]]")
+		"[--http [--connections N] [--duration D] [--rounds N] [--against TUNING [--against-db DB]] | --live RATE [--monitors N] [--rounds N]]")
 	db := fs.String("db", "", "database to measure; an empty one is first filled by gen (required)")
+	tuningFlag(fs, e)
 	posts := fs.Int("posts", 1_000_000, "posts to generate when the database is empty")
 	users := fs.Int("users", 20_000, "users to generate when the database is empty")
 	requests := fs.Int("requests", 500, "requests per kind of page")
@@ -39,6 +41,10 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+
 		"(timeline, search Latest, list, thread, profile); all when empty")
 	pageCache := fs.Int("page-cache", httpapi.DefaultPageCacheBytes>>20, "MiB of the page cache of the handler measured, as roost serve --page-cache (0: none)")
+	against := fs.String("against", "", "with --http: instead of the ceiling, measure roost (--sqlite-tuning) against roost with this SQLite tuning "+
+		"(on, off or a list of pieces, as --sqlite-tuning), each on its own copy of --db, and print the ratio of their requests/s")
+	againstDB := fs.String("against-db", "", "with --against: the database the other roost serves (its own history, the same data), "+
+		"and --db the first: no copies")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench (servers and load generator) to this file")
 	fs.Usage = benchUsage(e, fs.Usage)
 	if err := parse(fs, args, false); err != nil {
@@ -60,6 +66,16 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 			return usageError("--live: %v", err)
 		}
 	}
+	var other sqlite.Tuning
+	if *against != "" || *againstDB != "" {
+		var err error
+		if other, err = sqlite.ParseTuning(*against); err != nil || *against == "" {
+			return usageError("--against: %v (want on, off or a list of pieces)", err)
+		}
+		if !*overHTTP || isPostgres(*db) {
+			return usageError("--against measures two SQLite tunings with --http")
+		}
+	}
 	if *monitors < 0 {
 		return usageError("--monitors must be 0 or more")
 	}
@@ -73,7 +89,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		}
 		defer stop()
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}
@@ -110,6 +126,12 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		if err == nil {
 			perf.ReportLive(e.stdout, rep)
 		}
+	case *against != "":
+		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up (each roost driven 3s unmeasured first), %d rounds alternating the two\n",
+			*conns, *duration, *rounds)
+		own, _ := s.(*sqlite.Store) // SQLite: checked above
+		err = benchPair(ctx, e, own, own.Tuning(), other, *againstDB, perf.HTTPConfig{Connections: *conns, Duration: *duration,
+			Rounds: *rounds, Seed: *seed, Kinds: splitKinds(*kinds)}, rigCfg)
 	case *overHTTP:
 		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up (roost driven 3s unmeasured first), %d rounds alternating roost and the ceiling\n",
 			*conns, *duration, *rounds)

@@ -15,6 +15,7 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "copy", "copy --from DB --to DB")
 	from := fs.String("from", "", "database to copy: SQLite file path or postgres:// URL (required)")
 	to := fs.String("to", "", "database to copy into, created or migrated as needed (required)")
+	tuningFlag(fs, e)
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -24,12 +25,12 @@ func cmdCopy(ctx context.Context, e *env, args []string) error {
 	if *from == *to {
 		return usageError("--from and --to name the same database")
 	}
-	src, err := openStore(ctx, *from, e.log)
+	src, err := openStore(ctx, e, *from)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := openStore(ctx, *to, e.log)
+	dst, err := openStore(ctx, e, *to)
 	if err != nil {
 		return err
 	}

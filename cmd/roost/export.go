@@ -18,6 +18,7 @@ import (
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "export --db DB [--format csv|jsonl|ids|v1|v2] [--out FILE] [--limit N] QUERY")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	format := fs.String("format", export.FormatCSV, "csv (twarc-csv columns), jsonl (roost's post shape), ids, v1 (API v1.1) or v2 (API v2 pages)")
 	out := fs.String("out", "", "file to write (default: standard output); written whole or not at all")
 	limit := fs.Int64("limit", 0, "stop after this many posts (default: all)")

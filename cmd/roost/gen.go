@@ -13,6 +13,7 @@ func cmdGen(ctx context.Context, e *env, args []string) error {
 	def := gen.DefaultConfig()
 	fs := newFlags(e, "gen", "gen --db DB [--seed N] [--users N] [--posts N]")
 	db := fs.String("db", "", "database to write into: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	seed := fs.Int64("seed", def.Seed, "random seed; the same seed and sizes give the same network (recorded in the database for roost live and serve --live)")
 	users := fs.Int("users", def.Users, "number of accounts")
 	posts := fs.Int("posts", def.Posts, "number of posts of every kind (replies, quotes, reposts included)")
@@ -25,7 +26,7 @@ func cmdGen(ctx context.Context, e *env, args []string) error {
 	if *users <= 0 || *posts <= 0 {
 		return usageError("--users and --posts must be more than 0")
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}

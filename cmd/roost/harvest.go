@@ -29,6 +29,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 	base := fset.String("base-url", "", "server to harvest from (the hosted service or a roost), e.g. http://127.0.0.1:8080")
 	key := fset.String("key", "", "API key (default: $ROOST_API_KEY)")
 	db := fset.String("db", "", "store the harvest in this roost database (SQLite path or postgres:// URL)")
+	tuningFlag(fset, e)
 	out := fset.String("out", "", "write one response page a line to this file (.gz: compressed), for roost import")
 	maxItems := fset.Int("max-items", 0, "stop after this many items (0: no limit)")
 	ahead := fset.Int("ahead", harvest.DefaultAhead, "pages fetched while earlier ones are stored, all waiting pages stored in one transaction\n"+
@@ -102,7 +103,7 @@ func cmdHarvest(ctx context.Context, e *env, args []string) error {
 		defer file.Close()
 		sink = file
 	} else {
-		s, err := openStore(ctx, *db, e.log)
+		s, err := openStore(ctx, e, *db)
 		if err != nil {
 			return err
 		}

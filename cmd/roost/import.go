@@ -12,6 +12,7 @@ import (
 func cmdImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "import", "import --db DB [flags] FILE...")
 	db := fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
+	tuningFlag(fs, e)
 	format := fs.String("format", "", "input format instead of detecting it: "+strings.Join(importer.Formats(), ", "))
 	strict := fs.Bool("strict", false, "stop at the first malformed record and write nothing (checks every file first)")
 	batch := fs.Int("batch", 2000, "posts per transaction")
@@ -33,7 +34,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if *batch <= 0 {
 		return usageError("--batch must be more than 0")
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,7 @@ type keysCommand struct {
 func newKeysCommand(e *env, name, synopsis string, needID bool) *keysCommand {
 	c := &keysCommand{fs: newFlags(e, "keys "+name, "keys "+synopsis)}
 	c.db = c.fs.String("db", defaultDB, "database: SQLite file path or postgres:// URL")
+	tuningFlag(c.fs, e)
 	if needID {
 		c.id = c.fs.Int64("id", 0, "the key's id (see 'roost keys list') (required)")
 	}
@@ -134,7 +135,7 @@ func (c *keysCommand) open(ctx context.Context, e *env) (*admin.Service, func(),
 	if !given {
 		fmt.Fprintf(e.stderr, "using database %s (SQLite in this directory; --db chooses another)\n", *c.db)
 	}
-	s, err := openStore(ctx, *c.db, e.log)
+	s, err := openStore(ctx, e, *c.db)
 	if err != nil {
 		return nil, nil, err
 	}

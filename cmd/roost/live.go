@@ -32,6 +32,7 @@ func openLive(ctx context.Context, e *env, s store) (*live.World, error) {
 func cmdLive(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "live", "live --db DB --events N [--rate RATE]")
 	db := fs.String("db", "", "database to move: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	events := fs.Int("events", 0, "events to make, one per tick, continuing from the last tick written (required)")
 	rate := fs.String("rate", "", "at most this many events: N/s, N/m or N/h (default: as fast as the database takes them)")
 	fs.Usage = liveUsage(e, fs.Usage)
@@ -51,7 +52,7 @@ func cmdLive(ctx context.Context, e *env, args []string) error {
 			return usageError("--rate: %v", err)
 		}
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
 func main() {
@@ -41,6 +43,8 @@ type env struct {
 	// madeFlags, when set, is given each flag set a command makes (the
 	// documentation test reads the real flags of every command).
 	madeFlags func(*flag.FlagSet)
+	// sqliteTuning is --sqlite-tuning when given (tuningFlag).
+	sqliteTuning *sqlite.Tuning
 }
 
 // progressInterval is how often a long command writes a progress line to
@@ -136,7 +140,9 @@ Commands:`)
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, `
---db takes a SQLite file path (the default engine) or a postgres:// URL.
+--db takes a SQLite file path (the default engine) or a postgres:// URL;
+--sqlite-tuning=off (or ROOST_SQLITE_TUNING=off) opens SQLite without the
+pieces that reach into its internals (docs/operating.md).
 Run 'roost COMMAND --help' for the flags of a command.`)
 }
 

@@ -236,7 +236,7 @@ func TestImportNamesLikes(t *testing.T) {
 			t.Fatalf("import %v: %d %s", args, code, errOut)
 		}
 	}
-	s, err := openStore(context.Background(), db, nil)
+	s, err := openStore(context.Background(), &env{lookupEnv: os.LookupEnv}, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 func cmdNetwork(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "network", "network --db DB [--edges reply,quote,repost,mention] [--format gexf|graphml|csv] [--part edges|nodes] [--min-degree N] [--max-nodes N] [--out FILE] QUERY")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	edges := fs.String("edges", "reply,quote,repost,mention", "kinds of edge: reply, quote, repost, mention (repost edges need include:nativeretweets in the query)")
 	format := fs.String("format", graph.FormatGEXF, "gexf (Gephi), graphml or csv (two tables for Gephi's spreadsheet import: edges and nodes)")
 	part := fs.String("part", "", "with --format csv, write only this table: edges or nodes (default: with --out FILE both, the edges in FILE and the nodes in FILE-nodes.csv beside it; on standard output the edges)")

@@ -10,6 +10,7 @@ import (
 func cmdRedact(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "redact", "redact --db DB (--ids FILE | --users FILE)")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	ids := fs.String("ids", "", "file of post ids to delete, one a line (- for standard input)")
 	users := fs.String("users", "", "file of user ids to delete, one a line (- for standard input)")
 	flags := fs.Usage
@@ -36,7 +37,7 @@ func cmdRedact(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}

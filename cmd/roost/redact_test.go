@@ -19,7 +19,7 @@ import (
 func TestRedact(t *testing.T) {
 	db := researchDB(t)
 	ctx := context.Background()
-	s, err := openStore(ctx, db, nil)
+	s, err := openStore(ctx, &env{lookupEnv: os.LookupEnv}, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRedact(t *testing.T) {
 	if code != 0 || stdout.String() != fmt.Sprintf("deleted\t%d\n", u) || !strings.Contains(stderr.String(), "1 users deleted (and ") {
 		t.Fatalf("redact --users -: %d %s %s", code, stdout.String(), stderr.String())
 	}
-	s, err = openStore(ctx, db, nil)
+	s, err = openStore(ctx, &env{lookupEnv: os.LookupEnv}, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func researchStore(ctx context.Context, e *env, db, text string) (social.Store, 
 	if err != nil {
 		return nil, nil, usageError("query: %v", err)
 	}
-	s, err := openStore(ctx, db, e.log)
+	s, err := openStore(ctx, e, db)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,6 +58,7 @@ func researchStore(ctx context.Context, e *env, db, text string) (social.Store, 
 func cmdCounts(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "counts", "counts --db DB [--granularity minute|hour|day] [--csv] QUERY")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	gran := fs.String("granularity", "day", "length of the periods: minute, hour or day (UTC)")
 	asCSV := fs.Bool("csv", false, "write CSV (start, end, tweet_count) instead of JSON")
 	text, err := queryArgs(fs, args)
@@ -91,6 +92,7 @@ func cmdCounts(ctx context.Context, e *env, args []string) error {
 func cmdTop(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "top", "top --db DB --field FIELD [--limit N] [--granularity minute|hour|day] [--csv] QUERY")
 	db := fs.String("db", "", "database: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	field := fs.String("field", "hashtags", "what to rank: hashtags, cashtags, mentions, urls, domains, authors, lang, source, reply_to or quoted_users")
 	limit := fs.Int("limit", 10, "how many values (of each period)")
 	gran := fs.String("granularity", "", "rank within periods of this length: minute, hour or day (default: the whole set)")

@@ -14,6 +14,7 @@ import (
 func cmdSeed(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "seed", "seed --db DB [--now TIME] FILE...")
 	db := fs.String("db", "", "database to write into: SQLite file path or postgres:// URL (required)")
+	tuningFlag(fs, e)
 	now := nowFlag(fs)
 	fs.Usage = seedUsage(e, fs.Usage)
 	if err := parse(fs, args, true); err != nil {
@@ -33,7 +34,7 @@ func cmdSeed(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, *db, e.log)
+	s, err := openStore(ctx, e, *db)
 	if err != nil {
 		return err
 	}

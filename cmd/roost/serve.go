@@ -119,6 +119,7 @@ func splitURLs(v string) []string {
 func serveFlags(e *env, c *serveConfig) *flag.FlagSet {
 	fs := newFlags(e, "serve", "serve [--db PATH|URL] [--addr HOST:PORT] [flags]")
 	fs.StringVar(&c.db, "db", defaultDB, "database: SQLite file path or postgres:// URL")
+	tuningFlag(fs, e)
 	fs.Var(&c.dbRead, "db-read", "postgres:// URL of a streaming standby of --db for the data endpoints' reads (repeatable; several hosts with target_session_attrs=prefer-standby follow a failover)")
 	fs.DurationVar(&c.maxReplicaLag, "max-replica-lag", postgres.DefaultMaxReplicaLag,
 		"a standby further behind the primary is skipped until it catches up")
@@ -377,7 +378,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		}
 		defer adminLn.Close()
 	}
-	s, err := server.Open(ctx, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag}, e.log)
+	s, err := openStoreOptions(ctx, e, c.db, postgres.Options{ReadReplicas: c.dbRead, MaxReplicaLag: c.maxReplicaLag})
 	if err != nil {
 		return err
 	}

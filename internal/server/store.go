@@ -30,16 +30,26 @@ func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// Options are the engine options of Open; the options of the engine db
+// does not name are ignored.
+type Options struct {
+	// Postgres holds a postgres:// database's read replicas and lag.
+	Postgres postgres.Options
+	// SQLite is a SQLite file's tuning (sqlite.TuningOn for every piece;
+	// the zero value is plain SQL).
+	SQLite sqlite.Tuning
+}
+
 // Open opens and migrates the engine db names: a postgres:// URL, with
-// opt's read replicas, or a SQLite file.
-func Open(ctx context.Context, db string, opt postgres.Options, log *slog.Logger) (Store, error) {
+// opt's read replicas, or a SQLite file with opt's tuning.
+func Open(ctx context.Context, db string, opt Options, log *slog.Logger) (Store, error) {
 	if db == "" {
 		return nil, fmt.Errorf("server: no database named: %w", social.ErrInvalid)
 	}
 	if IsPostgres(db) {
-		return postgres.OpenOptions(ctx, db, opt, log)
+		return postgres.OpenOptions(ctx, db, opt.Postgres, log)
 	}
-	return sqlite.Open(ctx, db, log)
+	return sqlite.OpenOptions(ctx, db, sqlite.Options{Log: log, Tuning: opt.SQLite})
 }
 
 // NewLimiter picks the rate limiter for a store: PostgreSQL keeps the

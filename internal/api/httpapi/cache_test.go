@@ -170,14 +170,7 @@ func TestKeyCacheFollowsChanges(t *testing.T) {
 func TestCachesFollowOtherProcesses(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "roost.db")
-	open := func() *sqlite.Store {
-		st, err := sqlite.Open(ctx, path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
+	open := func() *sqlite.Store { return storeengines.SQLite(t, path) }
 	e := newEnv(t, engine{"sqlite", func(testing.TB) storeengines.Store { return open() }}, Config{}, fixture())
 	other := open()
 	key, id := e.key(t, 1_000_000, -1)

@@ -15,7 +15,6 @@ import (
 	"github.com/roostapi/roost/internal/search"
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/postgres"
-	"github.com/roostapi/roost/internal/store/sqlite"
 	"github.com/roostapi/roost/internal/store/storetest"
 	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
@@ -25,13 +24,10 @@ func twoStores(t *testing.T, eng string) (storeengines.Store, storeengines.Store
 	t.Helper()
 	ctx := context.Background()
 	open := func(at string) storeengines.Store {
-		var st storeengines.Store
-		var err error
 		if eng == "sqlite" {
-			st, err = sqlite.Open(ctx, at, nil)
-		} else {
-			st, err = postgres.Open(ctx, at, nil)
+			return storeengines.SQLite(t, at)
 		}
+		st, err := postgres.Open(ctx, at, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"database/sql"
 	"net/http"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/roostapi/roost/internal/social"
-	"github.com/roostapi/roost/internal/store/sqlite"
+	storeengines "github.com/roostapi/roost/internal/store/storetest/engines"
 )
 
 // TestRateLimitHeaders: every response to a key carries its bucket's
@@ -126,11 +125,7 @@ func testIdempotentRetry(t *testing.T, eng engine) {
 // done, 503 while one is missing.
 func TestReady(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "roost.db")
-	st, err := sqlite.Open(context.Background(), path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storeengines.SQLite(t, path)
 	e := &env{store: st, h: New(Config{}, st, nil, nil)}
 	if w := e.do(call{path: "/readyz"}); w.Code != 200 || strings.TrimSpace(w.Body.String()) != `{"status":"ready"}` {
 		t.Errorf("ready: %d %s", w.Code, w.Body)

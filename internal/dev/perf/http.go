@@ -269,11 +269,8 @@ func (c Comparison) Ratio() float64 { return c.Roost.PerSecond / c.Ceiling.PerSe
 // loopback ports and drives both, alternating, for every page kind.
 func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Writer) ([]Comparison, error) {
 	cfg.defaults()
-	kinds, err := r.PageKinds(ctx, cfg.Paths, cfg.Seed)
+	kinds, err := r.kinds(ctx, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if kinds, err = onlyKinds(kinds, cfg.Kinds); err != nil {
 		return nil, err
 	}
 	ceiling, err := r.NewCeiling(kinds)
@@ -290,35 +287,75 @@ func (r *Rig) CompareHTTP(ctx context.Context, cfg HTTPConfig, progress io.Write
 		return nil, err
 	}
 	defer stopCeiling()
-	if len(kinds) > 0 && cfg.Settle > 0 {
-		settle := cfg
-		settle.Warmup, settle.Duration = -1, cfg.Settle
-		if _, err := Load(ctx, roostURL, r.key, kinds[0].Paths, settle); err != nil {
-			return nil, fmt.Errorf("perf: settling: %w", err)
+	roost := server{"roost", roostURL, r.key}
+	if err := settle(ctx, cfg, kinds, roost); err != nil {
+		return nil, err
+	}
+	runs, err := alternate(ctx, cfg, kinds, [2]server{roost, {"ceiling", ceilingURL, ""}}, progress)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Comparison, len(runs))
+	for i, c := range runs {
+		out[i] = Comparison{Kind: c.Kind, Roost: c.A, Ceiling: c.B}
+	}
+	return out, nil
+}
+
+// kinds are the page kinds cfg measures on the rig's data.
+func (r *Rig) kinds(ctx context.Context, cfg HTTPConfig) ([]PageKind, error) {
+	kinds, err := r.PageKinds(ctx, cfg.Paths, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return onlyKinds(kinds, cfg.Kinds)
+}
+
+// server is one server a comparison drives: its name in the progress
+// lines, its base URL and the key its requests carry (none: "").
+type server struct {
+	name, url, key string
+}
+
+// settle drives each server with the first kind's pages for cfg.Settle
+// before anything is measured.
+func settle(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers ...server) error {
+	if len(kinds) == 0 || cfg.Settle <= 0 {
+		return nil
+	}
+	s := cfg
+	s.Warmup, s.Duration = -1, cfg.Settle
+	for _, srv := range servers {
+		if _, err := Load(ctx, srv.url, srv.key, kinds[0].Paths, s); err != nil {
+			return fmt.Errorf("perf: settling %s: %w", srv.name, err)
 		}
 	}
-	var out []Comparison
+	return nil
+}
+
+// alternate drives the two servers in turn over each kind's paths,
+// cfg.Rounds runs of each, the first server first on even rounds, and
+// keeps the best run of each.
+func alternate(ctx context.Context, cfg HTTPConfig, kinds []PageKind, servers [2]server, progress io.Writer) ([]PairComparison, error) {
+	var out []PairComparison
 	for _, k := range kinds {
-		c := Comparison{Kind: k.Name}
+		c := PairComparison{Kind: k.Name}
+		best := [2]*RunStats{&c.A, &c.B}
 		for round := range cfg.Rounds {
-			order := []bool{true, false} // roost first on even rounds
+			order := []int{0, 1}
 			if round%2 == 1 {
-				order = []bool{false, true}
+				order = []int{1, 0}
 			}
-			for _, isRoost := range order {
-				base, key, best := ceilingURL, "", &c.Ceiling
-				if isRoost {
-					base, key, best = roostURL, r.key, &c.Roost
-				}
-				st, err := Load(ctx, base, key, k.Paths, cfg)
+			for _, i := range order {
+				st, err := Load(ctx, servers[i].url, servers[i].key, k.Paths, cfg)
 				if err != nil {
-					return nil, fmt.Errorf("perf: %s: %w", k.Name, err)
+					return nil, fmt.Errorf("perf: %s: %s: %w", k.Name, servers[i].name, err)
 				}
 				if progress != nil {
-					fmt.Fprintf(progress, "  %-14s %-7s round %d: %.0f requests/s\n", k.Name, map[bool]string{true: "roost", false: "ceiling"}[isRoost], round+1, st.PerSecond)
+					fmt.Fprintf(progress, "  %-14s %-7s round %d: %.0f requests/s\n", k.Name, servers[i].name, round+1, st.PerSecond)
 				}
-				if st.PerSecond > best.PerSecond {
-					*best = st
+				if st.PerSecond > best[i].PerSecond {
+					*best[i] = st
 				}
 			}
 		}

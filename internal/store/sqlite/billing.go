@@ -62,7 +62,6 @@ func (s *Store) openBilling(ctx context.Context) error {
 // attached opens a pool on the database at path whose connections attach
 // its billing file as "billing".
 func attached(path string, readOnly bool) (*sql.DB, error) {
-	usePagePool()
 	inner, err := msqlite.NewConnector(dsn(path, readOnly))
 	if err != nil {
 		return nil, err

@@ -38,10 +38,6 @@ import (
 // the write connection and keep synchronous=FULL: the setting is changed
 // around each load transaction only.
 func (s *Store) Bulk(ctx context.Context, expectPosts int64, load func(social.Writer) error) error {
-	if s.ckpt != nil {
-		s.ckpt.pause()
-		defer s.ckpt.resume()
-	}
 	if err := s.bulkBegin(ctx, expectPosts); err != nil {
 		return err
 	}
@@ -290,9 +286,9 @@ func (s *Store) bulkStep(ctx context.Context, name, q string) error {
 }
 
 // bulkCheckpointPages: during a bulk load the log is copied into the
-// database by the load's own commits when it reaches this many pages (the
-// checkpointer is paused), so that a page written by several of the load's
-// transactions is copied once.
+// database by the load's own commits when it reaches this many pages
+// (other commits: sqliteAutocheckpoint), so that a page written by several
+// of the load's transactions is copied once.
 const bulkCheckpointPages = 16384
 
 // bulkWriter is the social.Writer of a bulk load.
@@ -310,23 +306,27 @@ func (w bulkWriter) Write(ctx context.Context, b *social.Batch) (st social.Write
 
 // relaxed runs fn on the store's one write connection set to
 // synchronous=NORMAL (and the log checkpointed by its commits every
-// checkpoint pages; 0: by the checkpointer only):
+// checkpoint pages; 0: every sqliteAutocheckpoint, as other commits):
 // its commits do not wait for an fsync of the log. In WAL mode a process
 // crash loses none of them and a power loss can lose the last ones, never
 // part of one; the next synchronous=FULL commit (every debit is one) makes
 // them durable, the log being written in order. The connection gets
-// synchronous=FULL back before anything else can use it.
+// synchronous=FULL and sqliteAutocheckpoint back before anything else can
+// use it.
 func (s *Store) relaxed(ctx context.Context, checkpoint int, fn func(conn *sql.Conn) error) error {
 	conn, err := s.write.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
 	defer conn.Close()
+	if checkpoint == 0 {
+		checkpoint = sqliteAutocheckpoint
+	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(checkpoint)); err != nil {
 		return fmt.Errorf("sqlite: write: synchronous: %w", err)
 	}
 	err = fn(conn)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0`); rerr != nil {
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = `+strconv.Itoa(sqliteAutocheckpoint)); rerr != nil {
 		// Never hand a connection that does not fsync to debits: drop it.
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		err = errors.Join(err, fmt.Errorf("sqlite: write: restore synchronous: %w", rerr))

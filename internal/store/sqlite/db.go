@@ -35,3 +35,24 @@ var dialect = sqlstore.Dialect{
 	Fold:        func(column string) string { return column + " COLLATE NOCASE" },
 	VersionsSQL: versionsSQL,
 }
+
+// openDB opens a database handle of the package.
+func openDB(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
+
+// openOne is openDB with exactly one connection, kept open for good: the
+// write connections.
+func openOne(dsn string) (*sql.DB, error) {
+	db, err := openDB(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return single(db), nil
+}
+
+// single makes db hold exactly one connection, kept open for good.
+func single(db *sql.DB) *sql.DB {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	return db
+}

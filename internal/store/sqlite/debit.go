@@ -19,10 +19,10 @@ import (
 type debitBatcher struct {
 	s *Store
 	*sqlstore.DebitBatcher
-	// raw runs the debit's statements on the write connection's driver
-	// connection, each prepared once. Only the batcher's goroutine touches
-	// it until it is closed.
-	raw *rawConn
+	// plain holds the debit's statements, each prepared once on the
+	// billing file's write connection. Only the batcher's goroutine
+	// touches them until it is closed.
+	plain sqlStmts
 	// lookups counts the batches whose request ids were looked up one by
 	// one (tests).
 	lookups atomic.Int64
@@ -41,21 +41,7 @@ func newDebitBatcher(s *Store) *debitBatcher {
 // close stops the batcher, then closes its statements.
 func (b *debitBatcher) close() {
 	b.Close()
-	if b.raw == nil {
-		return
-	}
-	ctx := context.Background()
-	conn, err := b.s.bill.Conn(ctx)
-	if err != nil {
-		return // the pool is closed: the connection and its statements with it
-	}
-	defer conn.Close()
-	conn.Raw(func(dc any) error { //nolint:errcheck // fn returns nil
-		if dc == b.raw.dc {
-			b.raw.close()
-		}
-		return nil
-	})
+	b.plain.close()
 }
 
 // Statements of a debit. A batch reads each key's balance once, decides
@@ -101,39 +87,10 @@ const maxDebitBatch = sqlstore.MaxDebitBatch
 // charged.
 func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResult) error {
 	ctx := context.Background() // the commit must not be cut short by one caller leaving
-	conn, err := b.s.bill.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlite: debit: %w", err)
-	}
 	// The ledger rows of the cache hits these debits charge for (and any
 	// others held) commit with them.
-	var upstream []ledger.Entry
-	committed := false
-	err = conn.Raw(func(dc any) error {
-		raw, err := b.raw.on(dc)
-		if err != nil {
-			return fmt.Errorf("sqlite: debit: %w", err)
-		}
-		b.raw = raw
-		tx, err := raw.begin(ctx)
-		if err != nil {
-			return fmt.Errorf("sqlite: debit: begin: %w", err)
-		}
-		upstream = b.s.later.take()
-		if err := b.decide(ctx, raw, upstream, batch, results); err != nil {
-			tx.Rollback() //nolint:errcheck // the error that made it roll back is the one to report
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			// A failed COMMIT may leave the transaction open (SQLITE_BUSY
-			// does): end it, so that the connection's next BEGIN works.
-			tx.Rollback() //nolint:errcheck // the commit's error is the one to report
-			return fmt.Errorf("sqlite: debit: commit: %w", err)
-		}
-		committed = true
-		return nil
-	})
-	conn.Close()
+	upstream, err := b.applySQL(ctx, batch, results)
+	committed := err == nil
 	b.s.landed(upstream, committed)
 	if committed {
 		// Rows a flush took before this batch commit in its transaction
@@ -144,8 +101,8 @@ func (b *debitBatcher) apply(batch []social.Debit, results []sqlstore.DebitResul
 }
 
 // decide writes the batch's held upstream rows, decides its debits in
-// order and writes them, in the transaction open on raw.
-func (b *debitBatcher) decide(ctx context.Context, raw *rawConn, upstream []ledger.Entry, batch []social.Debit, results []sqlstore.DebitResult) error {
+// order and writes them, in the transaction raw runs.
+func (b *debitBatcher) decide(ctx context.Context, raw sqlTx, upstream []ledger.Entry, batch []social.Debit, results []sqlstore.DebitResult) error {
 	for _, e := range upstream {
 		if err := raw.exec(ctx, sqlstore.UpstreamInsert, sqlstore.UpstreamArgs(e)...); err != nil {
 			return fmt.Errorf("sqlite: debit: upstream ledger: %w", err)
@@ -245,7 +202,7 @@ type keyBalance struct {
 }
 
 // readKey reads key id's state at the start of a batch.
-func readKey(ctx context.Context, raw *rawConn, id int64) (*keyBalance, error) {
+func readKey(ctx context.Context, raw sqlTx, id int64) (*keyBalance, error) {
 	kb := &keyBalance{}
 	err := raw.query(ctx, debitKey, []any{id}, func(row []driver.Value) error {
 		var okb, okl bool
@@ -281,7 +238,7 @@ func textOf(v driver.Value) string {
 // with the key), none was: the server's ids rise with time (httpapi's
 // newRequestID). Otherwise (or for a key not found, whose ledger rows may
 // outlive it) it looks the ids up, a statement per key and chunk of ids.
-func (b *debitBatcher) charged(ctx context.Context, raw *rawConn, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
+func (b *debitBatcher) charged(ctx context.Context, raw sqlTx, batch []social.Debit, keys map[int64]*keyBalance) (map[sqlstore.ChargedRequest]bool, error) {
 	byKey := map[int64][]any{}
 	least := map[int64]string{}
 	for _, d := range batch {
@@ -323,7 +280,7 @@ func (b *debitBatcher) charged(ctx context.Context, raw *rawConn, batch []social
 // responseKeeper writes the responses of debits that carry one
 // (social.Debit.Response) inside the debit's transaction.
 type responseKeeper struct {
-	raw    *rawConn
+	raw    sqlTx
 	pruned bool
 }
 
@@ -360,7 +317,7 @@ func (k *responseKeeper) store(ctx context.Context, d social.Debit) error {
 
 // advanceStream applies d's stream progress; it reports false when the
 // record does not hold d.Stream.From.
-func advanceStream(ctx context.Context, raw *rawConn, d social.Debit) (bool, error) {
+func advanceStream(ctx context.Context, raw sqlTx, d social.Debit) (bool, error) {
 	p := d.Stream
 	moved := false
 	err := raw.query(ctx, streamAdvance, []any{p.To, int64(d.Items), d.KeyID, p.Key, p.Fingerprint, p.From},

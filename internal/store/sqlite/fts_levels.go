@@ -1,5 +1,29 @@
 package sqlite
 
+// Tuning piece "ftslevels" (Tuning.FTSLevels; off: --sqlite-tuning=off or
+// on,-ftslevels, and the loaded segment stays where FTS5 put it).
+//
+// Invariant relied on: FTS5's structure record (its %_data row 10), a
+// private format that FTS5 reads from every version on (below): the
+// cookie, the version-2 marker, the levels and their segments as varints.
+// Only a record of that version holding exactly one segment, no merge
+// under way, is rewritten, in a transaction that reads it again; any
+// other shape is left alone.
+// Checked against: SQLite 3.54.1 (FTS5 of that release; modernc.org/sqlite
+// v1.61.1), 2026-11-29.
+// Proved by: TestBulkLiftsFTS (FTS5's integrity-check after the move and
+// after small writes), TestLiftLeavesOthers, TestOpenLiftsLoadedIndex
+// (fts_levels_test.go), and TestTuningOff (the piece off).
+// Justified by: a database of 200k posts loaded with the piece off
+// (roost gen --sqlite-tuning off), copied twice; each copy took 40,000
+// living-world events (roost live --events 40000) with the piece on and
+// off (14 segments against 58 after them); then roost bench --http --db A
+// --sqlite-tuning on --against on,-ftslevels --against-db B --kinds
+// "search Latest" --page-cache 0 --duration 3s --rounds 4, 2026-11-29,
+// four runs on a shared machine (load 9-16 on 2 cores): requests/s on/off
+// 1.29, 1.21, 1.13, 1.31; processor time a page 0.70-0.80 of the piece
+// off's (the same tuning on both sides: 0.97-1.36).
+
 import (
 	"context"
 	"database/sql"
@@ -111,8 +135,11 @@ func readLift(ctx context.Context, q interface {
 
 // liftIndexes lifts every full-text index that is one segment (after a
 // load; a database loaded by a release before the move gets it when
-// first opened), and logs each move.
+// first opened), and logs each move; nothing without Tuning.FTSLevels.
 func (s *Store) liftIndexes(ctx context.Context) error {
+	if !s.tuning.FTSLevels {
+		return nil
+	}
 	for _, t := range ftsIndexes() {
 		level, moved, err := s.liftFTS(ctx, t.table)
 		if err != nil {

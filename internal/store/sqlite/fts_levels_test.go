@@ -81,7 +81,7 @@ func merging(st *ftsStructure, id uint64) bool {
 // whole (FTS5's integrity-check) and finds old and new posts.
 func TestBulkLiftsFTS(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	err := s.Bulk(ctx, 20000, func(w social.Writer) error {
 		for i := range 20 {
 			if _, err := w.Write(ctx, postsBatch(int64(1000+1000*i), 1000)); err != nil {

@@ -28,11 +28,12 @@ type Store struct {
 	// Research answers counts, top values and walks from the read pool.
 	sqlstore.Research
 
-	path  string
-	read  *sql.DB // query-only pool, the billing file attached
-	write *sql.DB // one connection; transactions BEGIN IMMEDIATE
-	bill  *sql.DB // the billing file's one write connection (billing.go)
-	log   *slog.Logger
+	path   string
+	tuning Tuning  // the pieces past plain SQL it uses (tuning.go)
+	read   *sql.DB // query-only pool, the billing file attached
+	write  *sql.DB // one connection; transactions BEGIN IMMEDIATE
+	bill   *sql.DB // the billing file's one write connection (billing.go)
+	log    *slog.Logger
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
@@ -45,9 +46,6 @@ type Store struct {
 	later upstreamLater
 	// versions reads the change counters (versions.go).
 	versions *versionsReader
-	// ckpt copies the log into the database file (checkpoint.go), bckpt
-	// the billing file's.
-	ckpt, bckpt *checkpointer
 	// counts keeps the counts that plan Top pages (search_counts.go).
 	counts countCache
 
@@ -68,8 +66,16 @@ var (
 )
 
 // Open opens (creating if needed) the database at path and migrates it to
-// the current schema. Two processes may open the same file at once.
+// the current schema, with every tuning piece on (TuningOn). Two processes
+// may open the same file at once.
 func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	return OpenOptions(ctx, path, Options{Log: log, Tuning: TuningOn()})
+}
+
+// OpenOptions is Open with the tuning of opts (every piece off in its zero
+// value).
+func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error) {
+	log, t := opts.Log, opts.Tuning
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -80,10 +86,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if pagePool.err != nil {
-		log.Warn("sqlite: no page pool, pages are allocated one by one", "err", pagePool.err)
-	}
-	s := &Store{path: path, write: write, log: log, stmts: map[string]*sql.Stmt{},
+	s := &Store{path: path, tuning: t, write: write, log: log, stmts: map[string]*sql.Stmt{},
 		wstmts: writeStmts{stmts: map[string]*sql.Stmt{}}}
 	if err := s.openBilling(ctx); err != nil {
 		write.Close()
@@ -118,17 +121,9 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if s.versions, err = newVersionsReader(path); err != nil {
+	if s.versions, err = newVersionsReader(path, t); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	if s.ckpt, err = newCheckpointer(path, write, databaseCheckpointEvery, log); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	if s.bckpt, err = newCheckpointer(BillingPath(path), s.bill, billingCheckpointEvery, log); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", BillingPath(path), err)
 	}
 	s.debits = newDebitBatcher(s)
 	return s, nil
@@ -136,6 +131,11 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 
 // busyTimeout is how long a connection waits for a lock another holds.
 const busyTimeout = 10 * time.Second
+
+// sqliteAutocheckpoint is wal_autocheckpoint's default, which the write
+// connections keep: SQLite checkpoints at the end of a commit that leaves
+// the log at 1,000 pages or more (bulk loads set more for their commits).
+const sqliteAutocheckpoint = 1000
 
 // dsn builds the driver's connection string. busy_timeout comes first so
 // that every later pragma already waits for locks instead of failing.
@@ -153,8 +153,6 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
 	} else {
-		// The checkpointer copies the log (checkpoint.go).
-		pragmas = append(pragmas, "wal_autocheckpoint(0)")
 		v.Set("_txlock", "immediate")
 	}
 	for _, p := range pragmas {
@@ -169,11 +167,6 @@ func (s *Store) Close() error {
 		s.debits.close()
 	}
 	lerr := s.closeUpstream(context.Background())
-	for _, c := range []*checkpointer{s.ckpt, s.bckpt} {
-		if c != nil {
-			c.close() //nolint:errcheck // its connection only read and copied pages
-		}
-	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
 		st.Close()

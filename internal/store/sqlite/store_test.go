@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,9 +13,15 @@ import (
 	"github.com/roostapi/roost/internal/social"
 )
 
+// openTest opens a fresh store, tuned as ROOST_SQLITE_TUNING says (every
+// piece when it is unset).
 func openTest(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+	tuning, err := TuningFromEnv(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenOptions(context.Background(), filepath.Join(t.TempDir(), "roost.db"), Options{Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"math"
 	"sync"
@@ -16,18 +15,15 @@ import (
 // nearly every paid request. It first looks in each file's log index
 // (pageWatch) whether a commit wrote the page of its versions table since
 // the counters were last read, which takes no lock and no system call;
-// only then does it read them, on a connection of its own and through the
-// driver directly: no pool, no conversion of arguments, and no watcher of
-// the context (the driver starts one for each statement run under a
-// context that can end). The read takes no lock a writer holds for long
-// (WAL mode), and busy_timeout bounds what it may wait for.
+// only then does it read them, on a connection of its own (a statement
+// prepared once). The read takes no lock a writer holds for long (WAL
+// mode), and busy_timeout bounds what it may wait for. Without
+// Tuning.ShmIndex it reads the counters every time.
 type versionsReader struct {
 	db *sql.DB // one connection, query-only
 
 	mu   sync.Mutex
-	conn *sql.Conn   // nil until the first read, and after a failed one
-	stmt driver.Stmt // prepared on conn
-	row  [5]driver.Value
+	stmt *sql.Stmt // nil until the first read
 
 	// The versions pages of the database and of the billing file, and
 	// the counters last read (while known).
@@ -53,13 +49,16 @@ const versionPagesSQL = versionsSQL + `,
 	(SELECT rootpage FROM billing.sqlite_schema WHERE name = 'versions'
 		AND (SELECT count(*) FROM dbstat('billing') WHERE name = 'versions') = 1)`
 
-func newVersionsReader(path string) (*versionsReader, error) {
+func newVersionsReader(path string, t Tuning) (*versionsReader, error) {
 	db, err := attached(path, true)
 	if err != nil {
 		return nil, err
 	}
-	return &versionsReader{db: single(db), content: pageWatch{shm: openShm(path)},
-		keys: pageWatch{shm: openShm(BillingPath(path))}}, nil
+	r := &versionsReader{db: single(db)}
+	if t.ShmIndex {
+		r.content.shm, r.keys.shm = openShm(path), openShm(BillingPath(path))
+	}
+	return r, nil
 }
 
 // Versions reads the change counters (see social.Versions). ctx is checked
@@ -90,86 +89,53 @@ func (r *versionsReader) read() (social.Versions, error) {
 	return v, nil
 }
 
-// readFiles reads the counters and the versions tables' pages.
+// readFiles reads the counters and, when a log index is watched, the
+// versions tables' pages.
 func (r *versionsReader) readFiles() (social.Versions, [2]uint32, error) {
 	r.reads++
 	var pages [2]uint32
-	ctx := context.Background()
-	if r.conn == nil {
-		conn, err := r.db.Conn(ctx)
-		if err != nil {
-			return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
-		}
-		r.conn = conn
-	}
 	var v social.Versions
-	err := r.conn.Raw(func(dc any) error {
-		if r.stmt == nil {
-			p, ok := dc.(driver.ConnPrepareContext)
-			if !ok {
-				return fmt.Errorf("driver connection %T cannot prepare", dc)
-			}
-			st, err := p.PrepareContext(ctx, versionPagesSQL)
-			if err != nil {
-				return err
-			}
-			r.stmt = st
-		}
-		q, ok := r.stmt.(driver.StmtQueryContext)
-		if !ok {
-			return fmt.Errorf("driver statement %T cannot query", r.stmt)
-		}
-		rows, err := q.QueryContext(ctx, nil)
+	ctx := context.Background()
+	if r.stmt == nil {
+		st, err := r.db.PrepareContext(ctx, r.sql())
 		if err != nil {
-			return err
+			return v, pages, fmt.Errorf("sqlite: versions: %w", err)
 		}
-		err = rows.Next(r.row[:])
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		var okc, okk, okd bool
-		v.Content, okc = r.row[0].(int64)
-		v.Keys, okk = r.row[1].(int64)
-		v.Deletions, okd = r.row[2].(int64)
-		if !okc || !okk || !okd {
-			return fmt.Errorf("counters read as %T, %T and %T", r.row[0], r.row[1], r.row[2])
-		}
-		for i := range pages {
-			if p, ok := r.row[3+i].(int64); ok && p > 0 && p <= math.MaxUint32 {
-				pages[i] = uint32(p)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		r.reset()
+		r.stmt = st
+	}
+	var p [2]sql.NullInt64
+	dest := []any{&v.Content, &v.Keys, &v.Deletions, &p[0], &p[1]}
+	if r.sql() == versionsSQL {
+		dest = dest[:3]
+	}
+	if err := r.stmt.QueryRowContext(ctx).Scan(dest...); err != nil {
 		return social.Versions{}, pages, fmt.Errorf("sqlite: versions: %w", err)
+	}
+	for i := range pages {
+		if p[i].Valid && p[i].Int64 > 0 && p[i].Int64 <= math.MaxUint32 {
+			pages[i] = uint32(p[i].Int64)
+		}
 	}
 	return v, pages, nil
 }
 
-// reset drops the connection and its statement after a failed read: the
-// next read starts on a fresh one.
-func (r *versionsReader) reset() {
-	if r.stmt != nil {
-		st := r.stmt
-		r.conn.Raw(func(any) error { return st.Close() }) //nolint:errcheck // its connection goes too
-		r.stmt = nil
+// sql is the query of the counters: with the pages of the versions
+// tables when a log index is watched (dbstat is not free), else alone.
+func (r *versionsReader) sql() string {
+	if r.content.shm == nil && r.keys.shm == nil {
+		return versionsSQL
 	}
-	if r.conn != nil {
-		r.conn.Close() //nolint:errcheck // nothing was written on it
-		r.conn = nil
-	}
+	return versionPagesSQL
 }
 
 // close releases the reader's connection.
 func (r *versionsReader) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reset()
+	if r.stmt != nil {
+		r.stmt.Close()
+		r.stmt = nil
+	}
 	r.known = false
 	r.content.shm.close()
 	r.keys.shm.close()

@@ -153,9 +153,10 @@ func indexMatchesLog(t *testing.T, path string, frames uint32) {
 }
 
 // TestWalHeader: a header whose copies differ, that is not initialized,
-// or whose checksum is wrong is not taken.
+// whose checksum is wrong or of another version of the index is not
+// taken.
 func TestWalHeader(t *testing.T) {
-	s := openTest(t)
+	s := openTuned(t)
 	if _, err := s.Write(context.Background(), smallBatch()); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,18 @@ func TestWalHeader(t *testing.T) {
 			}
 		},
 		"short": func(b []byte) {},
+		"another version": func(b []byte) {
+			ne := binary.NativeEndian
+			ne.PutUint32(b, walIndexVersion+1)
+			var s1, s2 uint32
+			for i := 0; i < 40; i += 8 {
+				s1 += ne.Uint32(b[i:]) + s2
+				s2 += ne.Uint32(b[i+4:]) + s1
+			}
+			ne.PutUint32(b[40:], s1)
+			ne.PutUint32(b[44:], s2)
+			copy(b[48:96], b[:48])
+		},
 	} {
 		b := append([]byte(nil), m[:walIndexHdrSize]...)
 		mend(b)
@@ -202,7 +215,7 @@ func TestWalHeader(t *testing.T) {
 // last write.
 func TestVersionsFromIndexUnderWrites(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	k, err := s.CreateKey(ctx, social.APIKey{Name: "k", Prefix: "p", Digest: [32]byte{2}}, 1_000_000)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +261,7 @@ func TestVersionsFromIndexUnderWrites(t *testing.T) {
 // then read every time, and right.
 func TestVersionsOnManyPages(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := openTuned(t)
 	if _, err := s.bill.ExecContext(ctx, `INSERT INTO versions (name, n)
 		WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 400)
 		SELECT printf('padding %d %.80c', x, 'x'), 0 FROM i`); err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,9 +11,15 @@ import (
 	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
+// TestSQLite runs the behaviour suite on SQLite, tuned as
+// ROOST_SQLITE_TUNING says (CI runs it with every piece on and off).
 func TestSQLite(t *testing.T) {
+	tuning, err := sqlite.TuningFromEnv(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	Run(t, func(t *testing.T) Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+		s, err := sqlite.OpenOptions(context.Background(), filepath.Join(t.TempDir(), "roost.db"), sqlite.Options{Tuning: tuning})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ package engines
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -27,16 +28,26 @@ type Engine struct {
 	Open func(t testing.TB) Store
 }
 
-// All are SQLite (a file in t's temporary directory) and PostgreSQL (a
+// All are SQLite (a file in t's temporary directory, tuned as
+// ROOST_SQLITE_TUNING says) and PostgreSQL (a
 // fresh schema of ROOST_TEST_POSTGRES, skipped when it is unset and
 // failing under CI=true, as storetest.PostgresURL does).
 func All() []Engine {
 	return []Engine{{"sqlite", openSQLite}, {"postgres", func(t testing.TB) Store { return Postgres(t) }}}
 }
 
-func openSQLite(t testing.TB) Store {
+func openSQLite(t testing.TB) Store { return SQLite(t, filepath.Join(t.TempDir(), "roost.db")) }
+
+// SQLite opens the SQLite store at path, closed when t ends, with the
+// tuning ROOST_SQLITE_TUNING names (every piece when it is unset: see
+// sqlite.TuningFromEnv).
+func SQLite(t testing.TB, path string) *sqlite.Store {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "roost.db"), nil)
+	tuning, err := sqlite.TuningFromEnv(os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.OpenOptions(context.Background(), path, sqlite.Options{Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}
