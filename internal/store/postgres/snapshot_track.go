@@ -25,6 +25,7 @@ var tracking = sqlstore.Tracking{
 	Triggers:     trackTriggers,
 	DropTriggers: dropTrackTriggers,
 	DropGen:      []string{`DROP SEQUENCE IF EXISTS snapshot_gen`},
+	Analyze:      `ANALYZE`,
 }
 
 // trackFunction is the name of table's tracking trigger and its function.

@@ -54,6 +54,12 @@ type Tracking struct {
 	// Reindex, when set, runs in a tracked restore once the tables are
 	// restored, with the snapshot's mark (see DirtySince).
 	Reindex func(ctx context.Context, tx DB, mark int64) error
+	// Analyze, when set, is the statement (before a dirty table's name)
+	// that gives the planner the dirty table's size before a restore
+	// joins it: PostgreSQL otherwise takes a table it never analyzed for
+	// a large one, and scans the world's table instead of looking the
+	// few keys up.
+	Analyze string
 }
 
 // tracked are tables but the derived ones.
@@ -112,7 +118,7 @@ func (tr Tracking) Tracked(ctx context.Context, tx DB) (bool, error) {
 
 // Track starts tracking the changes of tables, unless it has started:
 // the marks, the generation, and each table's dirty table and triggers
-// (a table without a primary key has none: a restore copies it whole).
+// (a table without a primary key is refused).
 func (tr Tracking) Track(ctx context.Context, tx DB, tables []string) error {
 	if on, err := tr.Tracked(ctx, tx); err != nil || on {
 		return err
@@ -124,7 +130,7 @@ func (tr Tracking) Track(ctx context.Context, tx DB, tables []string) error {
 			return fmt.Errorf("snapshot tracking: %w", err)
 		}
 		if len(key) == 0 {
-			continue
+			return fmt.Errorf("snapshot tracking: table %s has no primary key to track", t)
 		}
 		d, k := DirtyTable(t), strings.Join(key, ", ")
 		stmts = append(stmts,
@@ -203,12 +209,13 @@ func (tr Tracking) Forget(ctx context.Context, tx DB, name string, tables []stri
 	if err := exec(ctx, tx, `DELETE FROM `+MarksTable+` WHERE name = ?`, name); err != nil {
 		return fmt.Errorf("snapshot %s: forget: %w", name, err)
 	}
-	return tr.collect(ctx, tx, tables)
+	return tr.collect(ctx, tx, tables, nil)
 }
 
 // collect stops tracking when no mark is left, or else deletes the dirty
-// keys older than every mark.
-func (tr Tracking) collect(ctx context.Context, tx DB, tables []string) error {
+// keys older than every mark from the tables that hold any (dirty: see
+// dirtyTables; nil: every table).
+func (tr Tracking) collect(ctx context.Context, tx DB, tables []string, dirty map[string]bool) error {
 	var left int
 	if err := tx.Query(ctx, `SELECT count(*) FROM `+MarksTable, nil, func(r Rows) error { return r.Scan(&left) }); err != nil {
 		return fmt.Errorf("snapshot marks: %w", err)
@@ -217,18 +224,44 @@ func (tr Tracking) collect(ctx context.Context, tx DB, tables []string) error {
 		return tr.Untrack(ctx, tx, tables)
 	}
 	for _, t := range tr.tracked(tables) {
-		_, key, err := tableColumns(ctx, tx, tr.ColumnsSQL, t)
-		if err != nil {
-			return fmt.Errorf("snapshot marks: %w", err)
-		}
-		if len(key) == 0 {
-			continue // untracked: copied whole
+		if dirty != nil && !dirty[t] {
+			continue
 		}
 		if err := exec(ctx, tx, `DELETE FROM `+DirtyTable(t)+` WHERE seq < (SELECT min(mark) FROM `+MarksTable+`)`); err != nil {
 			return fmt.Errorf("snapshot marks: collect %s: %w", t, err)
 		}
 	}
 	return nil
+}
+
+// dirtyTables reads, in one query, which tables (tracked) hold keys
+// written since mark (since), and which hold any (held).
+func (tr Tracking) dirtyTables(ctx context.Context, tx DB, tables []string, mark int64) (since, held map[string]bool, err error) {
+	var parts []string
+	var args []any
+	for _, t := range tr.tracked(tables) {
+		d := DirtyTable(t)
+		parts = append(parts, `SELECT '`+t+`', (SELECT count(*) FROM (SELECT 1 FROM `+d+` WHERE seq >= ? LIMIT 1) AS s),
+			(SELECT count(*) FROM (SELECT 1 FROM `+d+` LIMIT 1) AS h)`)
+		args = append(args, mark)
+	}
+	since, held = map[string]bool{}, map[string]bool{}
+	if len(parts) == 0 {
+		return since, held, nil
+	}
+	err = tx.Query(ctx, strings.Join(parts, ` UNION ALL `), args, func(r Rows) error {
+		var t string
+		var s, h int
+		if err := r.Scan(&t, &s, &h); err != nil {
+			return err
+		}
+		since[t], held[t] = s > 0, h > 0
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("dirty tables: %w", err)
+	}
+	return since, held, nil
 }
 
 // Restore puts tables back as snapshot name, in schema from, holds
@@ -250,15 +283,16 @@ func (tr Tracking) Restore(ctx context.Context, tx DB, from, name string, tables
 	if err := tr.Track(ctx, tx, tables); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if err := tr.remark(ctx, tx, name, tables); err != nil {
+	if err := tr.remark(ctx, tx, name, tables, nil); err != nil {
 		return err
 	}
 	return AfterRestore(ctx, tx)
 }
 
 // remark gives snapshot name, which the world equals, a mark above
-// every key written so far, and collects the dirty keys no mark needs.
-func (tr Tracking) remark(ctx context.Context, tx DB, name string, tables []string) error {
+// every key written so far, and collects the dirty keys no mark needs
+// (from the tables in held; nil: every table).
+func (tr Tracking) remark(ctx context.Context, tx DB, name string, tables []string, held map[string]bool) error {
 	next, err := tr.NextMark(ctx, tx)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
@@ -266,7 +300,7 @@ func (tr Tracking) remark(ctx context.Context, tx DB, name string, tables []stri
 	if err := SetMark(ctx, tx, name, next); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if err := tr.collect(ctx, tx, tables); err != nil {
+	if err := tr.collect(ctx, tx, tables, held); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
@@ -277,21 +311,27 @@ func (tr Tracking) remark(ctx context.Context, tx DB, name string, tables []stri
 // transaction, then does AfterRestore: in each table (in order: the
 // tables kept by triggers after those they watch) the rows of the keys
 // dirty since mark are deleted and the snapshot's rows of those keys
-// copied back; a table without a primary key is copied whole; then
+// copied back (in one query, the tables holding none are skipped); then
 // Reindex puts the derived tables back. The
 // snapshot's mark then moves above the generation the restore wrote
 // under, and the dirty keys no mark needs go.
 func (tr Tracking) TrackedRestore(ctx context.Context, tx DB, from, name string, tables []string, mark int64) error {
+	since, held, err := tr.dirtyTables(ctx, tx, tables, mark)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	for _, t := range tr.tracked(tables) {
+		if !since[t] {
+			continue
+		}
 		all, key, err := tableColumns(ctx, tx, tr.ColumnsSQL, t)
 		if err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
-		if len(key) == 0 {
-			if err := restoreTable(ctx, tx, from, t, all, key); err != nil {
+		if tr.Analyze != "" {
+			if err := exec(ctx, tx, tr.Analyze+` `+DirtyTable(t)); err != nil {
 				return fmt.Errorf("restore %s: %w", t, err)
 			}
-			continue
 		}
 		dirty := `(` + strings.Join(key, ", ") + `) IN (` + DirtySince(t, key...) + `)`
 		if err := exec(ctx, tx, `DELETE FROM `+t+` WHERE `+dirty, mark); err != nil {
@@ -308,7 +348,12 @@ func (tr Tracking) TrackedRestore(ctx context.Context, tx DB, from, name string,
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
-	if err := tr.remark(ctx, tx, name, tables); err != nil {
+	// The tables the restore wrote hold keys now, which the next
+	// restore of another snapshot needs.
+	for t, ok := range since {
+		held[t] = held[t] || ok
+	}
+	if err := tr.remark(ctx, tx, name, tables, held); err != nil {
 		return err
 	}
 	return AfterRestore(ctx, tx)
