@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	sqlite3 "modernc.org/sqlite"
@@ -115,4 +117,45 @@ func dropTrackTriggers(table string) []string {
 		out = append(out, `DROP TRIGGER IF EXISTS main.`+sqlstore.DirtyTable(table)+e.suffix)
 	}
 	return out
+}
+
+// forgetLostSnapshots drops the marks of snapshots whose files are gone
+// (a copy of the database made by Backup or cp, without its snapshots'
+// directory; files deleted by hand), and so stops tracking when none is
+// left: writes would otherwise pay for snapshots no one can restore.
+func (s *Store) forgetLostSnapshots(ctx context.Context) error {
+	q := sqlDB(s.write.QueryContext)
+	on, err := tracking.Tracked(ctx, q)
+	if err != nil || !on {
+		return err
+	}
+	var lost []string
+	if err := q.Query(ctx, `SELECT name FROM `+sqlstore.MarksTable, nil, func(r sqlstore.Rows) error {
+		var name string
+		if err := r.Scan(&name); err != nil {
+			return err
+		}
+		if _, err := os.Stat(s.snapshotFile(name)); errors.Is(err, os.ErrNotExist) {
+			lost = append(lost, name)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("snapshot marks: %w", err)
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	conn, err := s.write.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot marks: %w", unavailable(err))
+	}
+	defer conn.Close()
+	return inConnTx(ctx, conn, func(tx sqlstore.DB) error {
+		for _, name := range lost {
+			if err := tracking.Forget(ctx, tx, name, snapshotTables()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

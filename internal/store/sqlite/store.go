@@ -102,6 +102,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
 		s.closeWriters()
 		return nil, err
 	}
+	if err := s.forgetLostSnapshots(ctx); err != nil {
+		s.closeWriters()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	read, err := attached(path, true)
 	if err != nil {
 		s.closeWriters()
