@@ -24,12 +24,13 @@ import (
 // copying the records in order (its transfer optimisation). While
 // snapshots exist, the database tracks the keys written in those tables
 // (sqlstore.Tracking), and a restore writes only the rows of those keys
-// (sqlstore.Tracking.Restore). The FTS5 indexes are restored as their
-// tables hold them, so search after a restore answers as before the
-// snapshot. Both run on a connection of
-// their own, so that the store's connections find the change as any
-// other process's commit (the FTS5 tables re-read their structure when
-// another connection committed).
+// (sqlstore.Tracking.Restore). The FTS5 indexes hold after a restore
+// what they held at the snapshot, so search answers as it did then: a
+// tracked restore indexes again the posts it restored (see tracking), a
+// restore by differences copies the indexes' tables. Both run on a
+// connection of their own, so that the store's connections find the
+// change as any other process's commit (the FTS5 tables re-read their
+// structure when another connection committed).
 
 // ftsTables are the tables that hold the FTS5 indexes (posts_fts, post_urls).
 var ftsTables = []string{
