@@ -158,14 +158,15 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) (social.Snapsh
 	q := pgx.Identifier{schema}.Sanitize()
 	var snap social.Snapshot
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if snap, err = sqlstore.ReadSnapshotInfo(ctx, txDB{tx}, q); err != nil {
-			return err
-		}
+		// The locks before the snapshot's tables, as a drop takes them.
 		if _, err := tx.Exec(ctx, deleter.Lock); err != nil {
 			return fmt.Errorf("deletions lock: %w", err)
 		}
 		if _, err := tx.Exec(ctx, snapshotLock); err != nil {
 			return fmt.Errorf("snapshots lock: %w", err)
+		}
+		if snap, err = sqlstore.ReadSnapshotInfo(ctx, txDB{tx}, q); err != nil {
+			return err
 		}
 		return tracking.Restore(ctx, txDB{tx}, q, name, sqlstore.WorldTables)
 	})
@@ -211,11 +212,12 @@ func (s *Store) DropSnapshot(ctx context.Context, name string) error {
 		return cmpErr(err, fmt.Errorf("snapshot %q: %w", name, social.ErrNotFound))
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DROP SCHEMA `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
-			return err
-		}
+		// The lock before the schema, as a restore takes it.
 		if _, err := tx.Exec(ctx, snapshotLock); err != nil {
 			return fmt.Errorf("snapshots lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DROP SCHEMA `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
+			return err
 		}
 		return tracking.Forget(ctx, txDB{tx}, name, sqlstore.WorldTables)
 	})
