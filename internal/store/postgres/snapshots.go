@@ -17,14 +17,17 @@ import (
 // Snapshots (social.Snapshots) are schemas of their own beside the
 // store's: SCHEMA_snap_NAME, SCHEMA being the store's (current_schema(),
 // usually public), holding a copy of each of sqlstore.WorldTables (CREATE
-// TABLE … AS TABLE, without indexes: a restore reads each whole). A
-// restore is one transaction: it takes the deletions lock exclusively
-// (writers wait for it, as for a deletion) and writes only the rows that
-// differ (sqlstore.RestoreWorld). The posts' tsvectors are columns of
-// their rows, so search needs nothing rebuilt.
+// TABLE … AS TABLE, then its primary key, by which a restore finds the
+// rows it copies back). While snapshots exist, the store tracks the keys
+// written in those tables (sqlstore.Tracking). A restore is one
+// transaction: it takes the deletions lock and the snapshots lock
+// exclusively (writers wait for it, as for a deletion) and writes only
+// the rows of the keys written since the snapshot
+// (sqlstore.Tracking.Restore). The posts' tsvectors are columns of their
+// rows, so search needs nothing rebuilt.
 
 // columnsSQL reads a table of the store's schema's columns and their
-// places in its primary key (sqlstore.RestoreWorld).
+// places in its primary key (sqlstore.Tracking).
 const columnsSQL = `SELECT a.attname::text, coalesce((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
 		WHERE k.attnum = a.attnum), 0)::int
 	FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
@@ -65,14 +68,47 @@ func (s *Store) schemaExists(ctx context.Context, schema string) (bool, error) {
 }
 
 // SaveSnapshot copies the world into a new schema, in one transaction
-// that reads one state of the database.
+// that reads one state of the database, after a transaction of its own
+// that starts tracking changes and advances the generation (the
+// snapshot's mark).
 func (s *Store) SaveSnapshot(ctx context.Context, name string) (social.Snapshot, error) {
 	schema, err := s.snapshotSchema(ctx, name)
 	if err != nil {
 		return social.Snapshot{}, err
 	}
+	var mark int64
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, snapshotLock); err != nil {
+			return fmt.Errorf("snapshots lock: %w", err)
+		}
+		if err := tracking.Track(ctx, txDB{tx}, sqlstore.WorldTables); err != nil {
+			return err
+		}
+		mark, err = tracking.NextMark(ctx, txDB{tx})
+		return err
+	})
+	if err != nil {
+		return social.Snapshot{}, fmt.Errorf("postgres: snapshot %s: %w", name, unavailable(err))
+	}
+	snap, err := s.saveSnapshot(ctx, name, schema, mark)
+	if err != nil {
+		// Tracking stops if no other snapshot is marked.
+		bg := context.WithoutCancel(ctx)
+		ferr := pgx.BeginFunc(bg, s.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(bg, snapshotLock); err != nil {
+				return fmt.Errorf("snapshots lock: %w", err)
+			}
+			return tracking.Forget(bg, txDB{tx}, name, sqlstore.WorldTables)
+		})
+		return snap, errors.Join(err, ferr)
+	}
+	return snap, nil
+}
+
+// saveSnapshot copies the world into schema, and records its mark.
+func (s *Store) saveSnapshot(ctx context.Context, name, schema string, mark int64) (social.Snapshot, error) {
 	var snap social.Snapshot
-	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		q := pgx.Identifier{schema}.Sanitize()
 		if _, err := tx.Exec(ctx, `CREATE SCHEMA `+q); err != nil {
 			var pe *pgconn.PgError
@@ -85,12 +121,24 @@ func (s *Store) SaveSnapshot(ctx context.Context, name string) (social.Snapshot,
 			if _, err := tx.Exec(ctx, `CREATE TABLE `+q+`.`+t+` AS TABLE `+t); err != nil {
 				return fmt.Errorf("copy %s: %w", t, err)
 			}
+			key, err := sqlstore.TableKey(ctx, txDB{tx}, columnsSQL, t)
+			if err != nil {
+				return err
+			}
+			if len(key) > 0 {
+				if _, err := tx.Exec(ctx, `ALTER TABLE `+q+`.`+t+` ADD PRIMARY KEY (`+strings.Join(key, ", ")+`)`); err != nil {
+					return fmt.Errorf("key %s: %w", t, err)
+				}
+			}
 		}
 		if _, err := tx.Exec(ctx, sqlstore.SnapshotInfoDDL(q)); err != nil {
 			return fmt.Errorf("create the snapshot's info: %w", err)
 		}
-		snap, err = sqlstore.WriteSnapshotInfo(ctx, txDB{tx}, q, name, time.Now())
-		return err
+		var err error
+		if snap, err = sqlstore.WriteSnapshotInfo(ctx, txDB{tx}, q, name, time.Now()); err != nil {
+			return err
+		}
+		return sqlstore.SetMark(ctx, txDB{tx}, name, mark)
 	})
 	if err != nil {
 		return snap, fmt.Errorf("postgres: snapshot %s: %w", name, unavailable(err))
@@ -110,13 +158,17 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) (social.Snapsh
 	q := pgx.Identifier{schema}.Sanitize()
 	var snap social.Snapshot
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if snap, err = sqlstore.ReadSnapshotInfo(ctx, txDB{tx}, q); err != nil {
-			return err
-		}
+		// The locks before the snapshot's tables, as a drop takes them.
 		if _, err := tx.Exec(ctx, deleter.Lock); err != nil {
 			return fmt.Errorf("deletions lock: %w", err)
 		}
-		return sqlstore.RestoreWorld(ctx, txDB{tx}, q, sqlstore.WorldTables, columnsSQL)
+		if _, err := tx.Exec(ctx, snapshotLock); err != nil {
+			return fmt.Errorf("snapshots lock: %w", err)
+		}
+		if snap, err = sqlstore.ReadSnapshotInfo(ctx, txDB{tx}, q); err != nil {
+			return err
+		}
+		return tracking.Restore(ctx, txDB{tx}, q, name, sqlstore.WorldTables)
 	})
 	if err != nil {
 		return snap, fmt.Errorf("postgres: restore snapshot %s: %w", name, unavailable(err))
@@ -149,7 +201,8 @@ func (s *Store) ListSnapshots(ctx context.Context) ([]social.Snapshot, error) {
 	return out, nil
 }
 
-// DropSnapshot drops a snapshot's schema.
+// DropSnapshot drops a snapshot's schema and its mark; the store stops
+// tracking changes when no marked snapshot is left.
 func (s *Store) DropSnapshot(ctx context.Context, name string) error {
 	schema, err := s.snapshotSchema(ctx, name)
 	if err != nil {
@@ -158,7 +211,17 @@ func (s *Store) DropSnapshot(ctx context.Context, name string) error {
 	if ok, err := s.schemaExists(ctx, schema); err != nil || !ok {
 		return cmpErr(err, fmt.Errorf("snapshot %q: %w", name, social.ErrNotFound))
 	}
-	if _, err := s.pool.Exec(ctx, `DROP SCHEMA `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The lock before the schema, as a restore takes it.
+		if _, err := tx.Exec(ctx, snapshotLock); err != nil {
+			return fmt.Errorf("snapshots lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DROP SCHEMA `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
+			return err
+		}
+		return tracking.Forget(ctx, txDB{tx}, name, sqlstore.WorldTables)
+	})
+	if err != nil {
 		return fmt.Errorf("postgres: drop snapshot %s: %w", name, unavailable(err))
 	}
 	return nil

@@ -21,13 +21,16 @@ import (
 // tables (sqlstore.WorldTables and the FTS5 indexes' tables) with the
 // database's own definitions and indexes. A save is one INSERT … SELECT *
 // per table into an identical empty table, which SQLite carries out by
-// copying the records in order (its transfer optimisation); a restore
-// writes only the rows that differ (sqlstore.RestoreWorld). The FTS5
-// indexes are restored as their tables hold them, so search after a
-// restore answers as before the snapshot. Both run on a connection of
-// their own, so that the store's connections find the change as any
-// other process's commit (the FTS5 tables re-read their structure when
-// another connection committed).
+// copying the records in order (its transfer optimisation). While
+// snapshots exist, the database tracks the keys written in those tables
+// (sqlstore.Tracking), and a restore writes only the rows of those keys
+// (sqlstore.Tracking.Restore). The FTS5 indexes hold after a restore
+// what they held at the snapshot, so search answers as it did then: a
+// tracked restore indexes again the posts it restored (see tracking), a
+// restore by differences copies the indexes' tables. Both run on a
+// connection of their own, so that the store's connections find the
+// change as any other process's commit (the FTS5 tables re-read their
+// structure when another connection committed).
 
 // ftsTables are the tables that hold the FTS5 indexes (posts_fts, post_urls).
 var ftsTables = []string{
@@ -49,7 +52,7 @@ func (s *Store) snapshotFile(name string) string {
 }
 
 // snapshotConn opens a connection of its own on the database, with the
-// file at path attached as snap.
+// file at path attached as snap (none when path is empty).
 func (s *Store) snapshotConn(ctx context.Context, path string, readOnly bool) (*sql.DB, *sql.Conn, error) {
 	db, err := openOne(dsn(s.path, false))
 	if err != nil {
@@ -59,6 +62,9 @@ func (s *Store) snapshotConn(ctx context.Context, path string, readOnly bool) (*
 	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("connect: %w", unavailable(err))
+	}
+	if path == "" {
+		return db, conn, nil
 	}
 	uri := "file:" + path
 	if readOnly {
@@ -90,23 +96,66 @@ func (s *Store) SaveSnapshot(ctx context.Context, name string) (social.Snapshot,
 	tmp := filepath.Join(s.snapshotDir(), "."+name+".tmp")
 	os.Remove(tmp)
 	defer os.Remove(tmp)
-	snap, err := s.saveSnapshot(ctx, name, tmp)
+	db, conn, err := s.snapshotConn(ctx, tmp, false)
 	if err != nil {
-		return snap, fmt.Errorf("sqlite: snapshot %s: %w", name, err)
+		return social.Snapshot{}, fmt.Errorf("sqlite: snapshot %s: %w", name, err)
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		return snap, fmt.Errorf("sqlite: snapshot %s: %w", name, err)
+	defer db.Close()
+	defer conn.Close()
+	// The mark first, in a write of its own: every write under an older
+	// generation has committed when the copy begins reading.
+	var mark int64
+	if err := inConnTx(ctx, conn, func(tx sqlstore.DB) (err error) {
+		if err := tracking.Track(ctx, tx, snapshotTables()); err != nil {
+			return err
+		}
+		mark, err = tracking.NextMark(ctx, tx)
+		return err
+	}); err != nil {
+		return social.Snapshot{}, fmt.Errorf("sqlite: snapshot %s: %w", name, err)
+	}
+	snap, err := s.saveSnapshot(ctx, conn, name)
+	if err == nil {
+		err = detachRename(ctx, conn, tmp, final)
+	}
+	if err == nil {
+		err = inConnTx(ctx, conn, func(tx sqlstore.DB) error { return sqlstore.SetMark(ctx, tx, name, mark) })
+	}
+	if err != nil {
+		// Tracking stops if no other snapshot is marked.
+		bg := context.WithoutCancel(ctx)
+		ferr := inConnTx(bg, conn, func(tx sqlstore.DB) error { return tracking.Forget(bg, tx, name, snapshotTables()) })
+		return snap, fmt.Errorf("sqlite: snapshot %s: %w", name, errors.Join(err, ferr))
 	}
 	return snap, nil
 }
 
-func (s *Store) saveSnapshot(ctx context.Context, name, tmp string) (social.Snapshot, error) {
-	db, conn, err := s.snapshotConn(ctx, tmp, false)
-	if err != nil {
-		return social.Snapshot{}, err
+// detachRename detaches the written snapshot tmp and renames it final.
+func detachRename(ctx context.Context, conn *sql.Conn, tmp, final string) error {
+	if _, err := conn.ExecContext(ctx, `DETACH DATABASE snap`); err != nil {
+		return fmt.Errorf("detach: %w", unavailable(err))
 	}
-	defer db.Close()
-	defer conn.Close()
+	return os.Rename(tmp, final)
+}
+
+// inConnTx runs fn in a write transaction of conn.
+func inConnTx(ctx context.Context, conn *sql.Conn, fn func(tx sqlstore.DB) error) error {
+	tx, err := conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (dsn)
+	if err != nil {
+		return fmt.Errorf("begin: %w", unavailable(err))
+	}
+	defer tx.Rollback()
+	if err := fn(sqlDB(tx.QueryContext)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", unavailable(err))
+	}
+	return nil
+}
+
+// saveSnapshot copies the world into the file attached as snap to conn.
+func (s *Store) saveSnapshot(ctx context.Context, conn *sql.Conn, name string) (social.Snapshot, error) {
 	// The copy is written once and renamed into place only when whole:
 	// no journal needed.
 	for _, p := range []string{`PRAGMA snap.journal_mode = OFF`, `PRAGMA snap.synchronous = OFF`} {
@@ -158,14 +207,14 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) (social.Snapsh
 	if _, err := os.Stat(path); err != nil {
 		return social.Snapshot{}, fmt.Errorf("snapshot %q: %w", name, social.ErrNotFound)
 	}
-	snap, err := s.restoreSnapshot(ctx, path)
+	snap, err := s.restoreSnapshot(ctx, name, path)
 	if err != nil {
 		return snap, fmt.Errorf("sqlite: restore snapshot %s: %w", name, err)
 	}
 	return snap, nil
 }
 
-func (s *Store) restoreSnapshot(ctx context.Context, path string) (social.Snapshot, error) {
+func (s *Store) restoreSnapshot(ctx context.Context, name, path string) (social.Snapshot, error) {
 	db, conn, err := s.snapshotConn(ctx, path, true)
 	if err != nil {
 		return social.Snapshot{}, err
@@ -177,18 +226,9 @@ func (s *Store) restoreSnapshot(ctx context.Context, path string) (social.Snapsh
 	if err != nil {
 		return snap, err
 	}
-	tx, err := conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE (dsn)
-	if err != nil {
-		return snap, fmt.Errorf("begin: %w", unavailable(err))
-	}
-	defer tx.Rollback()
-	if err := sqlstore.RestoreWorld(ctx, sqlDB(tx.QueryContext), "snap", snapshotTables(), columnsSQL); err != nil {
-		return snap, err
-	}
-	if err := tx.Commit(); err != nil {
-		return snap, fmt.Errorf("commit: %w", unavailable(err))
-	}
-	return snap, nil
+	return snap, inConnTx(ctx, conn, func(tx sqlstore.DB) error {
+		return tracking.Restore(ctx, tx, "snap", name, snapshotTables())
+	})
 }
 
 // ListSnapshots reads the info of every snapshot file.
@@ -224,12 +264,18 @@ func (s *Store) snapshotInfo(ctx context.Context, path string) (social.Snapshot,
 	return sqlstore.ReadSnapshotInfo(ctx, sqlDB(conn.QueryContext), "snap")
 }
 
-// DropSnapshot deletes a snapshot's file.
-func (s *Store) DropSnapshot(_ context.Context, name string) error {
+// DropSnapshot deletes a snapshot's file and its mark; the database
+// stops tracking changes when no marked snapshot is left.
+func (s *Store) DropSnapshot(ctx context.Context, name string) error {
 	if err := sqlstore.CheckSnapshotName(name); err != nil {
 		return err
 	}
 	err := os.Remove(s.snapshotFile(name))
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		if ferr := s.forgetSnapshot(ctx, name); ferr != nil {
+			return fmt.Errorf("sqlite: drop snapshot %s: %w", name, ferr)
+		}
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("snapshot %q: %w", name, social.ErrNotFound)
@@ -240,7 +286,7 @@ func (s *Store) DropSnapshot(_ context.Context, name string) error {
 }
 
 // columnsSQL reads a table's columns and their places in its primary
-// key (sqlstore.RestoreWorld).
+// key (sqlstore.Tracking).
 const columnsSQL = `SELECT name, pk FROM pragma_table_info(?, 'main') ORDER BY cid`
 
 // definition is a table's, index's or trigger's name and SQL.
@@ -284,4 +330,15 @@ func inSchema(stmt, schema string) string {
 		return stmt
 	}
 	return stmt[:loc[1]] + schema + "." + stmt[loc[1]:]
+}
+
+// forgetSnapshot drops snapshot name's mark (sqlstore.Tracking.Forget).
+func (s *Store) forgetSnapshot(ctx context.Context, name string) error {
+	db, conn, err := s.snapshotConn(ctx, "", false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	defer conn.Close()
+	return inConnTx(ctx, conn, func(tx sqlstore.DB) error { return tracking.Forget(ctx, tx, name, snapshotTables()) })
 }

@@ -105,6 +105,10 @@ func OpenOptions(ctx context.Context, path string, opts Options) (*Store, error)
 		s.closeWriters()
 		return nil, err
 	}
+	if err := s.forgetLostSnapshots(ctx); err != nil {
+		s.closeWriters()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	read, err := attached(path, true)
 	if err != nil {
 		s.closeWriters()

@@ -113,52 +113,37 @@ func AfterRestore(ctx context.Context, tx DB) error {
 	return nil
 }
 
-// RestoreWorld puts tables back as the snapshot in schema from holds
-// them, through tx, a DB on the restore's transaction, then does
-// AfterRestore. columnsSQL is the engine's query of a table's columns
-// (its one argument is the table's name): each row a column's name and
-// its place in the primary key (0: not in it), in the table's order.
+// restoreByDiff puts tables back as the snapshot in schema from holds
+// them, through tx, a DB on the restore's transaction: the restore of a
+// snapshot without a mark (see Tracking), which reads every row of the
+// world and of the snapshot. columnsSQL is the engine's query of a
+// table's columns (its one argument is the table's name): each row a
+// column's name and its place in the primary key (0: not in it), in the
+// table's order.
 //
 // Each table is restored by its differences: the rows of the database
 // with no identical row in the snapshot (the same key and every column
 // not distinct) are deleted, then the snapshot's rows whose key the
 // database lacks are inserted. Both statements walk the two tables by
-// the primary key, so a restore after a test's few changes reads the
-// world but writes only what changed (a restore that rewrote every row
-// would write every table and index of it again); triggers fire for what
-// is written, and the tables they keep are restored after the tables
-// they watch. A table without a primary key is emptied and copied whole.
-func RestoreWorld(ctx context.Context, tx DB, from string, tables []string, columnsSQL string) error {
+// the primary key, so the restore writes only what changed; triggers
+// fire for what is written, and the tables they keep are restored after
+// the tables they watch. A table without a primary key is emptied and
+// copied whole.
+func restoreByDiff(ctx context.Context, tx DB, from string, tables []string, columnsSQL string) error {
 	for _, t := range tables {
-		var all, key []string
-		var places []int
-		if err := tx.Query(ctx, columnsSQL, []any{t}, func(r Rows) error {
-			var name string
-			var place int
-			if err := r.Scan(&name, &place); err != nil {
-				return err
-			}
-			all = append(all, `"`+name+`"`)
-			if place > 0 {
-				key, places = append(key, `"`+name+`"`), append(places, place)
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("restore: columns of %s: %w", t, err)
+		all, key, err := tableColumns(ctx, tx, columnsSQL, t)
+		if err != nil {
+			return fmt.Errorf("restore: %w", err)
 		}
-		if len(all) == 0 {
-			return fmt.Errorf("restore: table %s has no columns", t)
-		}
-		sortByPlace(key, places)
 		if err := restoreTable(ctx, tx, from, t, all, key); err != nil {
 			return fmt.Errorf("restore %s: %w", t, err)
 		}
 	}
-	return AfterRestore(ctx, tx)
+	return nil
 }
 
 // restoreTable restores table from its copy in schema from (see
-// RestoreWorld).
+// restoreByDiff).
 func restoreTable(ctx context.Context, tx DB, from, table string, all, key []string) error {
 	none := func(Rows) error { return nil }
 	if len(key) == 0 {

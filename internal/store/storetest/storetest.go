@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ChangeLog", func(t *testing.T) { testChangeLog(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 	t.Run("Snapshots", func(t *testing.T) { testSnapshots(t, open) })
+	t.Run("SnapshotsStacked", func(t *testing.T) { testSnapshotsStacked(t, open) })
 }
 
 func ctxFor(t *testing.T) context.Context {
