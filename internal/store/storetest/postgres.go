@@ -36,7 +36,9 @@ func PostgresURL(t testing.TB) string {
 
 // FreshSchema creates an empty schema roost_test_<random> in the database
 // at base, drops it when the test ends, and returns base with its
-// search_path set to it.
+// search_path set to it. With ROOST_TEST_PG_PARTITION=month the URL also
+// asks for partitioned post tables (partition=month), so that every test
+// opening it runs on a partitioned database.
 func FreshSchema(t testing.TB, base string) string {
 	t.Helper()
 	var b [6]byte
@@ -68,6 +70,9 @@ func FreshSchema(t testing.TB, base string) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	if p := os.Getenv("ROOST_TEST_PG_PARTITION"); p != "" {
+		q.Set("partition", p)
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
