@@ -70,6 +70,9 @@ func (m month) before(o month) bool {
 	return m.y < o.y || m.y == o.y && m.m < o.m
 }
 
+// end is the least id after the month's, MaxInt64 past the last snowflake.
+func (m month) end() int64 { return social.SnowflakeFloor(m.next().start().UnixMilli()) }
+
 // suffix names the month's partitions: posts_y2026m01.
 func (m month) suffix() string { return fmt.Sprintf("y%04dm%02d", m.y, int(m.m)) }
 

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// its post tables are empty; a database created partitioned stays so
 	// without it.
 	Partition string
+	// Tracer, when set, traces every query of the primary's pool (tests
+	// read the plans of the statements a store runs through it).
+	Tracer pgx.QueryTracer
 }
 
 // replicaCheckEvery is how often each standby's health and lag are read.

@@ -87,6 +87,9 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 	if opts.Partition, err = partitionParam(cfg, opts.Partition); err != nil {
 		return nil, err
 	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "roost"
 	}
