@@ -17,7 +17,7 @@ import (
 
 func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", "bench --db DB [--posts N] [--users N] [--requests N] "+
-		"[--http [--connections N] [--duration D] [--rounds N] | --live RATE [--monitors N] [--rounds N]]")
+		"[--http [--connections N] [--duration D] [--rounds N] | --live RATE [--monitors N] [--rounds N] | --against DB [--rounds N]]")
 	db := fs.String("db", "", "database to measure; an empty one is first filled by gen (required)")
 	posts := fs.Int("posts", 1_000_000, "posts to generate when the database is empty")
 	users := fs.Int("users", 20_000, "users to generate when the database is empty")
@@ -35,6 +35,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"delivering webhooks; prints the p99 of each page kind in both, "+
 		"their ratio, the events/s achieved, the time from commit to webhook POST (the world control's posts apart too), the paid pages' wait for their debits and "+
 		"the living world's write times (see below)")
+	against := fs.String("against", "", "a second database to measure in the same run, filled by gen as --db when empty: "+
+		"every page kind (and a one-month since:/until: search) on both in turn, --rounds rounds alternating which goes first, "+
+		"the same requests on both; prints p50 and p99 of each and the ratio of the second's p99 to the first's")
 	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
 	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+
 		"(timeline, search Latest, list, thread, profile); all when empty")
@@ -49,6 +52,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	}
 	if *posts <= 0 || *users <= 0 || *requests <= 0 || *conns <= 0 || *duration <= 0 || *rounds <= 0 {
 		return usageError("--posts, --users, --requests, --connections, --duration and --rounds must be more than 0")
+	}
+	if *against != "" && (*overHTTP || *liveRate != "") {
+		return usageError("--against is a measure of its own: give it without --http and --live")
 	}
 	var every time.Duration
 	if *liveRate != "" {
@@ -78,19 +84,10 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	counts, err := s.Counts(ctx)
-	if err != nil {
+	cfg := gen.Config{Seed: 1, Users: *users, Posts: *posts}
+	if err := benchFill(ctx, e, s, *db, cfg); err != nil {
 		return err
 	}
-	if counts["posts"] == 0 {
-		if _, err := generate(ctx, e, s, gen.Config{Seed: 1, Users: *users, Posts: *posts}); err != nil {
-			return err
-		}
-		if counts, err = s.Counts(ctx); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(e.stdout, "database %s: %d posts, %d users\n", *db, counts["posts"], counts["users"])
 	rigCfg := perf.RigConfig{PageCacheBytes: int64(*pageCache) << 20}
 	if *pageCache == 0 {
 		rigCfg.PageCacheBytes = -1
@@ -101,6 +98,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	switch {
+	case *against != "":
+		err = benchAgainst(ctx, e, rig, rigCfg, *db, *against, cfg, perf.Config{Requests: *requests, Seed: *seed}, *rounds)
 	case every > 0:
 		fmt.Fprintf(e.stdout, "%d requests of each page kind per kind of run, %d rounds of a quiet and a live run (alternating); "+
 			"living world at %s with %d monitors\n", *requests, *rounds, *liveRate, *monitors)
@@ -123,6 +122,50 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		err = rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
 	}
 	return errors.Join(err, rig.Close(context.WithoutCancel(ctx)))
+}
+
+// benchFill fills an empty database with the network of cfg and prints
+// what the database holds.
+func benchFill(ctx context.Context, e *env, s store, db string, cfg gen.Config) error {
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	if counts["posts"] == 0 {
+		if _, err := generate(ctx, e, s, cfg); err != nil {
+			return err
+		}
+		if counts, err = s.Counts(ctx); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "database %s: %d posts, %d users\n", db, counts["posts"], counts["users"])
+	return nil
+}
+
+// benchAgainst measures the pages of rig (over db) and of a rig over the
+// database other, filled alike, in the same run (see perf.Rig.Against).
+func benchAgainst(ctx context.Context, e *env, rig *perf.Rig, rigCfg perf.RigConfig, db, other string, cfg gen.Config,
+	pc perf.Config, rounds int) error {
+	s, err := openStore(ctx, other, e.log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := benchFill(ctx, e, s, other, cfg); err != nil {
+		return err
+	}
+	rig2, err := perf.NewRigConfig(ctx, s, rigCfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d requests of each page kind on each database per round, %d rounds alternating which goes first\n",
+		pc.Requests, rounds)
+	pairs, err := rig.Against(rig2, pc, rounds)
+	if err == nil {
+		perf.ReportAgainst(e.stdout, db, other, pairs)
+	}
+	return errors.Join(err, rig2.Close(context.WithoutCancel(ctx)))
 }
 
 // splitKinds reads --kinds: names separated by commas, spaces around them dropped.
