@@ -18,7 +18,7 @@ import (
 
 func cmdBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", "bench --db DB [--posts N] [--users N] [--requests N] "+
-		"[--http [--connections N] [--duration D] [--rounds N] [--against TUNING [--against-db DB]] | --live RATE [--monitors N] [--rounds N]]")
+		"[--http [--connections N] [--duration D] [--rounds N] [--against-tuning TUNING [--against-db DB]] | --live RATE [--monitors N] [--rounds N] | --against DB [--rounds N]]")
 	db := fs.String("db", "", "database to measure; an empty one is first filled by gen (required)")
 	tuningFlag(fs, e)
 	posts := fs.Int("posts", 1_000_000, "posts to generate when the database is empty")
@@ -37,13 +37,16 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		"delivering webhooks; prints the p99 of each page kind in both, "+
 		"their ratio, the events/s achieved, the time from commit to webhook POST (the world control's posts apart too), the paid pages' wait for their debits and "+
 		"the living world's write times (see below)")
+	against := fs.String("against", "", "a second database to measure in the same run, filled by gen as --db when empty: "+
+		"every page kind (and a one-month since:/until: search) on both in turn, --rounds rounds alternating which goes first, "+
+		"the same requests on both; prints p50 and p99 of each and the ratio of the second's p99 to the first's")
 	monitors := fs.Int("monitors", 1000, "with --live: monitors registered for the bench key, on the most active authors")
 	kinds := fs.String("kinds", "", "with --http: measure only these page kinds, comma-separated "+
 		"(timeline, search Latest, list, thread, profile); all when empty")
 	pageCache := fs.Int("page-cache", httpapi.DefaultPageCacheBytes>>20, "MiB of the page cache of the handler measured, as roost serve --page-cache (0: none)")
-	against := fs.String("against", "", "with --http: instead of the ceiling, measure roost (--sqlite-tuning) against roost with this SQLite tuning "+
+	againstTuning := fs.String("against-tuning", "", "with --http: instead of the ceiling, measure roost (--sqlite-tuning) against roost with this SQLite tuning "+
 		"(on, off or a list of pieces, as --sqlite-tuning), each on its own copy of --db, and print the ratio of their requests/s")
-	againstDB := fs.String("against-db", "", "with --against: the database the other roost serves (its own history, the same data), "+
+	againstDB := fs.String("against-db", "", "with --against-tuning: the database the other roost serves (its own history, the same data), "+
 		"and --db the first: no copies")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole bench (servers and load generator) to this file")
 	fs.Usage = benchUsage(e, fs.Usage)
@@ -56,6 +59,9 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	if *posts <= 0 || *users <= 0 || *requests <= 0 || *conns <= 0 || *duration <= 0 || *rounds <= 0 {
 		return usageError("--posts, --users, --requests, --connections, --duration and --rounds must be more than 0")
 	}
+	if *against != "" && (*overHTTP || *liveRate != "") {
+		return usageError("--against is a measure of its own: give it without --http and --live")
+	}
 	var every time.Duration
 	if *liveRate != "" {
 		if *overHTTP {
@@ -67,13 +73,13 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	var other sqlite.Tuning
-	if *against != "" || *againstDB != "" {
+	if *againstTuning != "" || *againstDB != "" {
 		var err error
-		if other, err = sqlite.ParseTuning(*against); err != nil || *against == "" {
-			return usageError("--against: %v (want on, off or a list of pieces)", err)
+		if other, err = sqlite.ParseTuning(*againstTuning); err != nil || *againstTuning == "" {
+			return usageError("--against-tuning: %v (want on, off or a list of pieces)", err)
 		}
 		if !*overHTTP || isPostgres(*db) {
-			return usageError("--against measures two SQLite tunings with --http")
+			return usageError("--against-tuning measures two SQLite tunings with --http")
 		}
 	}
 	if *monitors < 0 {
@@ -94,19 +100,10 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	counts, err := s.Counts(ctx)
-	if err != nil {
+	cfg := gen.Config{Seed: 1, Users: *users, Posts: *posts}
+	if err := benchFill(ctx, e, s, *db, cfg); err != nil {
 		return err
 	}
-	if counts["posts"] == 0 {
-		if _, err := generate(ctx, e, s, gen.Config{Seed: 1, Users: *users, Posts: *posts}); err != nil {
-			return err
-		}
-		if counts, err = s.Counts(ctx); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(e.stdout, "database %s: %d posts, %d users\n", *db, counts["posts"], counts["users"])
 	rigCfg := perf.RigConfig{PageCacheBytes: int64(*pageCache) << 20}
 	if *pageCache == 0 {
 		rigCfg.PageCacheBytes = -1
@@ -117,6 +114,8 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	switch {
+	case *against != "":
+		err = benchAgainst(ctx, e, rig, rigCfg, *db, *against, cfg, perf.Config{Requests: *requests, Seed: *seed}, *rounds)
 	case every > 0:
 		fmt.Fprintf(e.stdout, "%d requests of each page kind per kind of run, %d rounds of a quiet and a live run (alternating); "+
 			"living world at %s with %d monitors\n", *requests, *rounds, *liveRate, *monitors)
@@ -126,7 +125,7 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		if err == nil {
 			perf.ReportLive(e.stdout, rep)
 		}
-	case *against != "":
+	case *againstTuning != "":
 		fmt.Fprintf(e.stdout, "each page kind: %d connections, %s runs after 1s of warm-up (each roost driven 3s unmeasured first), %d rounds alternating the two\n",
 			*conns, *duration, *rounds)
 		own, _ := s.(*sqlite.Store) // SQLite: checked above
@@ -145,6 +144,50 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 		err = rig.Report(e.stdout, perf.Config{Requests: *requests, Seed: *seed})
 	}
 	return errors.Join(err, rig.Close(context.WithoutCancel(ctx)))
+}
+
+// benchFill fills an empty database with the network of cfg and prints
+// what the database holds.
+func benchFill(ctx context.Context, e *env, s store, db string, cfg gen.Config) error {
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	if counts["posts"] == 0 {
+		if _, err := generate(ctx, e, s, cfg); err != nil {
+			return err
+		}
+		if counts, err = s.Counts(ctx); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stdout, "database %s: %d posts, %d users\n", db, counts["posts"], counts["users"])
+	return nil
+}
+
+// benchAgainst measures the pages of rig (over db) and of a rig over the
+// database other, filled alike, in the same run (see perf.Rig.Against).
+func benchAgainst(ctx context.Context, e *env, rig *perf.Rig, rigCfg perf.RigConfig, db, other string, cfg gen.Config,
+	pc perf.Config, rounds int) error {
+	s, err := openStore(ctx, e, other)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := benchFill(ctx, e, s, other, cfg); err != nil {
+		return err
+	}
+	rig2, err := perf.NewRigConfig(ctx, s, rigCfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d requests of each page kind on each database per round, %d rounds alternating which goes first\n",
+		pc.Requests, rounds)
+	pairs, err := rig.Against(rig2, pc, rounds)
+	if err == nil {
+		perf.ReportAgainst(e.stdout, db, other, pairs)
+	}
+	return errors.Join(err, rig2.Close(context.WithoutCancel(ctx)))
 }
 
 // splitKinds reads --kinds: names separated by commas, spaces around them dropped.

@@ -11,7 +11,7 @@ import (
 	"github.com/roostapi/roost/internal/store/sqlite"
 )
 
-// benchPair is roost bench --http --against: roost with the tuning of
+// benchPair is roost bench --http --against-tuning: roost with the tuning of
 // --sqlite-tuning (a) against roost with another (b), each on its own
 // copy of the database src (two backups of it, in a directory beside it
 // removed at the end), or on the files of aPath and bPath when given.

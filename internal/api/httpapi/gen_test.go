@@ -136,6 +136,9 @@ func openShared(ctx context.Context, name, pgBase string) (social.Store, func(),
 		}
 		q := u.Query()
 		q.Set("search_path", schema)
+		if p := os.Getenv("ROOST_TEST_PG_PARTITION"); p != "" {
+			q.Set("partition", p)
+		}
 		u.RawQuery = q.Encode()
 		st, err := postgres.Open(ctx, u.String(), nil)
 		if err != nil {

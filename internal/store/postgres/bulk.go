@@ -221,7 +221,10 @@ func secondaryIndexes(ctx context.Context, tx pgx.Tx, table string) ([]string, e
 			rows.Close()
 			return nil, fmt.Errorf("list indexes of %s: %w", table, err)
 		}
-		out = append(out, name, def)
+		// An index of a partitioned table reads "ON ONLY": made so again it
+		// would cover no partition and stay invalid; without ONLY it is
+		// built on every partition.
+		out = append(out, name, strings.Replace(def, " ON ONLY ", " ON ", 1))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list indexes of %s: %w", table, err)

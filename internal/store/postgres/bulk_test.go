@@ -26,9 +26,12 @@ func (w writeOnly) Write(ctx context.Context, b *social.Batch) (social.WriteStat
 // without the schema name.
 func indexesOf(t *testing.T, s *Store) []string {
 	t.Helper()
-	rows, err := s.pool.Query(context.Background(), `SELECT indexname || ': ' ||
-			replace(indexdef, schemaname || '.', '')
-		FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY($1) ORDER BY indexname`, bulkTables)
+	// An index of a partitioned table built ON ONLY it is invalid until
+	// every partition has its own: INVALID says so.
+	rows, err := s.pool.Query(context.Background(), `SELECT x.indexname || ': ' ||
+			replace(x.indexdef, x.schemaname || '.', '') || CASE WHEN i.indisvalid THEN '' ELSE ' INVALID' END
+		FROM pg_indexes x JOIN pg_index i ON i.indexrelid = (quote_ident(x.schemaname) || '.' || quote_ident(x.indexname))::regclass
+		WHERE x.schemaname = current_schema() AND x.tablename = ANY($1) ORDER BY x.indexname`, bulkTables)
 	if err != nil {
 		t.Fatal(err)
 	}

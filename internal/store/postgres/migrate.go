@@ -18,8 +18,11 @@ var migrationFiles embed.FS
 // transaction that first takes an advisory lock named after the schema, so
 // that processes starting at once apply each step exactly once: the others
 // wait, then find the steps recorded. The steps it applied are logged
-// once, when they are committed: how many and the last.
-func (s *Store) migrate(ctx context.Context) error {
+// once, when they are committed: how many and the last. With partition
+// PartitionMonth, the post tables are made partitioned in the same
+// transaction (partitionTables: refused when they hold rows); whether
+// they are is then read from the catalog into s.parts.
+func (s *Store) migrate(ctx context.Context, partition string) error {
 	steps, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
@@ -27,6 +30,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	var done int
 	var last string
 	var schema *string
+	var parted bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		done, last = 0, ""
 		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
@@ -59,10 +63,17 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 			done, last = done+1, m.Name
 		}
-		return nil
+		if parted, err = isPartitioned(ctx, tx); err != nil || parted || partition == "" {
+			return err
+		}
+		parted = true
+		return partitionTables(ctx, tx)
 	})
 	if err == nil && done > 0 {
 		s.log.Info("applied migrations", "db", s.name, "schema", *schema, "count", done, "last", last)
+	}
+	if err == nil && parted {
+		s.parts = &partitions{pool: s.pool, log: s.log, have: map[month]bool{}}
 	}
 	return err
 }

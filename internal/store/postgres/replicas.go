@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -29,6 +30,15 @@ type Options struct {
 	// MaxReplicaLag (0: DefaultMaxReplicaLag) skips a standby whose replay
 	// is further behind the primary.
 	MaxReplicaLag time.Duration
+	// Partition, PartitionMonth, makes a new database's post tables
+	// partitioned by month of post id (also the URL parameter
+	// partition=month). It is read when the schema is created, or while
+	// its post tables are empty; a database created partitioned stays so
+	// without it.
+	Partition string
+	// Tracer, when set, traces every query of the primary's pool (tests
+	// read the plans of the statements a store runs through it).
+	Tracer pgx.QueryTracer
 }
 
 // replicaCheckEvery is how often each standby's health and lag are read.
@@ -131,6 +141,7 @@ func newReadRouter(ctx context.Context, primary *pgxpool.Pool, opts Options, log
 			r.close()
 			return nil, fmt.Errorf("postgres: parse read replica URL: %w", err)
 		}
+		delete(cfg.ConnConfig.RuntimeParams, partitionKey)
 		cfg.ConnConfig.RuntimeParams["application_name"] = "roost-read"
 		name := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)

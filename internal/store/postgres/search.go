@@ -82,11 +82,28 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		if p.After != nil {
 			if sortCol == "id" {
 				bound = "p.id + 0 < " + c.arg(id)
+				if s.parts != nil && id > 0 {
+					// The end of the cursor's month leaves the newer
+					// partitions out (a bound on id itself, which pruning
+					// reads) and is no index condition within the month's:
+					// every row of it meets the bound.
+					bound += " AND p.id < " + c.arg(monthOf(id-1).end())
+				}
 			} else {
 				bound = "(p.score + 0, p.id + 0) < (" + c.arg(sv) + ", " + c.arg(id) + ")"
 			}
 		}
 		n := c.arg(lim + 1)
+		if s.parts != nil {
+			// The page's least and greatest ids bound the fetch of its
+			// rows too: values known when the fetch starts, by which its
+			// scan leaves out every partition outside them.
+			return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`),
+				top AS MATERIALIZED (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)
+				SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
+				WHERE p.id IN (SELECT top.id FROM top) AND p.id >= (SELECT min(top.id) FROM top)
+				  AND p.id <= (SELECT max(top.id) FROM top)`+orderBy("p"), c.args)
+		}
 		return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
 			SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
 			WHERE p.id IN (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)`+orderBy("p"), c.args)

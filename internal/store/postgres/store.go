@@ -53,6 +53,10 @@ type Store struct {
 	// debits commits concurrent debits of this process together
 	// (debitBatch).
 	debits *sqlstore.DebitBatcher
+
+	// parts creates the month partitions of the post tables; nil when
+	// they are not partitioned.
+	parts *partitions
 }
 
 var (
@@ -80,6 +84,12 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse database URL: %w", social.ErrInvalid)
 	}
+	if opts.Partition, err = partitionParam(cfg, opts.Partition); err != nil {
+		return nil, err
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "roost"
 	}
@@ -99,9 +109,15 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 	s.primary = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered}, Dialect: dialect}
 	s.Reader = s.primary
 	s.Research = sqlstore.Research{DB: pgDB{pool: pool, planned: true}, Compile: s.researchMatch}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, opts.Partition); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if s.parts != nil {
+		if err := s.parts.ahead(ctx, time.Now()); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	if err := s.restoreLeftovers(ctx); err != nil {
 		pool.Close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -31,7 +32,13 @@ type upsertSpec struct {
 	stage    string // name of the temporary staging table
 	table    string
 	cols     []column
-	conflict string // the ON CONFLICT clause
+	conflict string // the ON CONFLICT clause, unless target is set
+	// target and set, when target is set, make the clause ON CONFLICT
+	// (target) DO UPDATE SET set; set names the new values excluded.c as
+	// ON CONFLICT does. Only such a spec can upsert into a partitioned
+	// table (see upsert).
+	target []string
+	set    string
 	// key is how many leading columns make the table's primary key, in its
 	// order: copyInto sends rows sorted by them, so that the key's b-tree
 	// is filled page after page rather than all over.
@@ -72,6 +79,14 @@ func (u *upsertSpec) targets() int {
 	return n
 }
 
+// clause is the ON CONFLICT clause.
+func (u *upsertSpec) clause() string {
+	if len(u.target) == 0 {
+		return u.conflict
+	}
+	return "ON CONFLICT (" + strings.Join(u.target, ", ") + ") DO UPDATE SET " + u.set
+}
+
 // rowSQL is the single-row statement: INSERT … VALUES ($1, …) ON CONFLICT.
 func (u *upsertSpec) rowSQL() string {
 	n := u.targets()
@@ -80,7 +95,7 @@ func (u *upsertSpec) rowSQL() string {
 		vals[i] = u.value(i, func(j int) string { return fmt.Sprintf("$%d::%s", j+1, u.cols[j].typ) })
 	}
 	return "INSERT INTO " + u.table + " (" + strings.Join(u.names()[:n], ", ") + ") VALUES (" +
-		strings.Join(vals, ", ") + ") " + u.conflict
+		strings.Join(vals, ", ") + ") " + u.clause()
 }
 
 // stageSQL creates the staging table and selectSQL upserts from it.
@@ -99,17 +114,30 @@ func (u *upsertSpec) selectSQL() string {
 		vals[i] = u.value(i, func(j int) string { return "s." + u.cols[j].name })
 	}
 	return "INSERT INTO " + u.table + " (" + strings.Join(u.names()[:n], ", ") + ") SELECT " +
-		strings.Join(vals, ", ") + " FROM " + u.stage + " s " + u.conflict
+		strings.Join(vals, ", ") + " FROM " + u.stage + " s " + u.clause()
 }
 
-// run upserts rows (no two with the same conflict key unless the clause is
-// DO NOTHING) inside tx.
+// run upserts rows into an unpartitioned table; see upsert.
 func (u *upsertSpec) run(ctx context.Context, tx pgx.Tx, rows [][]any) error {
+	return u.upsert(ctx, tx, rows, false)
+}
+
+// upsert upserts rows (no two with the same conflict key unless the clause
+// is DO NOTHING) inside tx. With parted, the table is partitioned and has
+// no unique index ON CONFLICT (target) could name (its partitions have
+// them): a spec with a target then updates the stored rows and inserts the
+// others in one statement (partedSQL). A clause without a target (DO
+// NOTHING) works on either.
+func (u *upsertSpec) upsert(ctx context.Context, tx pgx.Tx, rows [][]any, parted bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	parted = parted && len(u.target) > 0
 	if len(rows) < copyThreshold {
 		q := u.rowSQL()
+		if parted {
+			q = u.partedSQL(func(j int) string { return fmt.Sprintf("$%d::%s", j+1, u.cols[j].typ) }, "")
+		}
 		b := &pgx.Batch{}
 		for _, r := range rows {
 			b.Queue(q, r...)
@@ -125,13 +153,62 @@ func (u *upsertSpec) run(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if err := copyTo(ctx, tx, u.stage, u, len(u.cols), rows); err != nil {
 		return fmt.Errorf("postgres: write %s: copy: %w", u.table, err)
 	}
-	if _, err := tx.Exec(ctx, u.selectSQL()); err != nil {
+	q := u.selectSQL()
+	if parted {
+		// The planner then knows how few rows the stage holds, and finds
+		// each stored row by its partition's primary key.
+		if _, err := tx.Exec(ctx, "ANALYZE "+u.stage); err != nil {
+			return fmt.Errorf("postgres: write %s: analyze stage: %w", u.table, err)
+		}
+		q = u.partedSQL(func(j int) string { return "s." + u.cols[j].name }, u.stage)
+	}
+	if _, err := tx.Exec(ctx, q); err != nil {
 		return fmt.Errorf("postgres: write %s: %w", u.table, err)
 	}
 	if _, err := tx.Exec(ctx, "DROP TABLE "+u.stage); err != nil {
 		return fmt.Errorf("postgres: write %s: drop stage: %w", u.table, err)
 	}
 	return nil
+}
+
+// excludedRef is a reference to a new value in an ON CONFLICT clause.
+var excludedRef = regexp.MustCompile(`excluded\.([a-z_]+)`)
+
+// partedSQL is the upsert of a partitioned table as one statement: a CTE
+// updates the stored rows (set, its excluded.c made the new values), and
+// the rows it did not update are inserted, ON CONFLICT DO NOTHING (the
+// partitions' primary keys are its arbiters). ref names the new value of
+// column j; stage, when not "", is the staging table they are read from
+// (as s), else ref names parameters of one row. Two writers inserting the
+// same new row at once: the later one's insert does nothing, where ON
+// CONFLICT DO UPDATE would have made its values the stored ones.
+func (u *upsertSpec) partedSQL(ref func(j int) string, stage string) string {
+	n := u.targets()
+	index := func(name string) int { return slices.IndexFunc(u.cols, func(c column) bool { return c.name == name }) }
+	set := excludedRef.ReplaceAllStringFunc(u.set, func(m string) string {
+		return "(" + u.value(index(excludedRef.FindStringSubmatch(m)[1]), ref) + ")"
+	})
+	match := make([]string, len(u.target))
+	for i, k := range u.target {
+		match[i] = u.table + "." + k + " = " + ref(index(k))
+	}
+	vals := make([]string, n)
+	for i := range n {
+		vals[i] = u.value(i, ref)
+	}
+	from, returning, found := "", "1", "SELECT 1 FROM u"
+	if stage != "" {
+		from = " FROM " + stage + " s"
+		ret, on := make([]string, len(u.target)), make([]string, len(u.target))
+		for i, k := range u.target {
+			ret[i] = u.table + "." + k
+			on[i] = "u." + k + " = s." + k
+		}
+		returning, found = strings.Join(ret, ", "), "SELECT 1 FROM u WHERE "+strings.Join(on, " AND ")
+	}
+	return "WITH u AS (UPDATE " + u.table + " SET " + set + from + " WHERE " + strings.Join(match, " AND ") +
+		" RETURNING " + returning + ") INSERT INTO " + u.table + " (" + strings.Join(u.names()[:n], ", ") + ") SELECT " +
+		strings.Join(vals, ", ") + from + " WHERE NOT EXISTS (" + found + ") ON CONFLICT DO NOTHING"
 }
 
 // errCopyConflict marks a failed copy of rows that were to be new straight

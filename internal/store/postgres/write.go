@@ -55,6 +55,12 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 	if err := validate(b); err != nil {
 		return st, err
 	}
+	if s.parts != nil {
+		if err := s.parts.ensureIDs(ctx, postIDsOf(b)); err != nil {
+			return st, err
+		}
+	}
+	parted := s.parts != nil
 	direct, blind := true, first.try(postsTable)
 	for {
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -77,10 +83,10 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 			if err := writeUsers(ctx, tx, kept.Users, &st); err != nil {
 				return err
 			}
-			if err := writePosts(ctx, tx, kept.Posts, &st, &s.runes, direct, blind); err != nil {
+			if err := writePosts(ctx, tx, kept.Posts, &st, &s.runes, direct, blind, parted); err != nil {
 				return err
 			}
-			if err := writeRelations(ctx, tx, kept, first, changes); err != nil {
+			if err := writeRelations(ctx, tx, kept, first, changes, parted); err != nil {
 				return err
 			}
 			if b.LiveTick != 0 {

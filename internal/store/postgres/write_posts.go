@@ -36,8 +36,8 @@ var upsertPost = &upsertSpec{
 		[]column{{name: "tsv", typ: "tsvector", expr: tsvExpr, src: "tsv_toks"}, {name: "urls", typ: "text"},
 			{name: "url_tsv", typ: "tsvector", expr: tsvExpr, src: "url_toks"},
 			{name: "tsv_toks", typ: "text", stageOnly: true}, {name: "url_toks", typ: "text", stageOnly: true}}),
-	conflict: "ON CONFLICT (id) DO UPDATE SET " + setExcluded(postUpdateCols...) +
-		", views = coalesce(excluded.views, posts.views)",
+	target: []string{"id"},
+	set:    setExcluded(postUpdateCols...) + ", views = coalesce(excluded.views, posts.views)",
 }
 
 // tsvExpr makes a post's tsvector: the one made in Go, or when Go left it
@@ -75,8 +75,9 @@ const postsTable = "posts"
 // their mention and tag rows are copied straight into their tables (see
 // copyNewPosts); such a copy fails with errCopyConflict when a row exists
 // after all. blind skips looking for stored posts before a copy: the stats
-// count every post as new, which holds when the copy succeeds.
-func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.WriteStats, runes *tsRunes, direct, blind bool) error {
+// count every post as new, which holds when the copy succeeds. parted says
+// posts is partitioned (see upsertSpec.upsert).
+func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.WriteStats, runes *tsRunes, direct, blind, parted bool) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -121,14 +122,14 @@ func writePosts(ctx context.Context, tx pgx.Tx, ps []social.Post, st *social.Wri
 		}
 	}
 	if copyAll && len(stored) == 0 {
-		return copyNewPosts(ctx, tx, &set, runes)
+		return copyNewPosts(ctx, tx, &set, runes, parted)
 	}
-	return upsertPosts(ctx, tx, &set, stored, runes)
+	return upsertPosts(ctx, tx, &set, stored, runes, parted)
 }
 
 // upsertPosts stores posts through upsertPost, replacing the mention and
 // tag rows of the stored ones.
-func upsertPosts(ctx context.Context, tx pgx.Tx, set *postSet, stored []int64, runes *tsRunes) error {
+func upsertPosts(ctx context.Context, tx pgx.Tx, set *postSet, stored []int64, runes *tsRunes, parted bool) error {
 	toks := make([]string, 2*len(set.posts))
 	for i, p := range set.posts {
 		toks[2*i], toks[2*i+1] = tokens(p.Text), urlTokens(&p.Entities)
@@ -152,7 +153,7 @@ func upsertPosts(ctx context.Context, tx pgx.Tx, set *postSet, stored []int64, r
 			}
 		}
 	}
-	if err := upsertPost.run(ctx, tx, rows); err != nil {
+	if err := upsertPost.upsert(ctx, tx, rows, parted); err != nil {
 		return err
 	}
 	if err := insertMention.run(ctx, tx, mentions); err != nil {
@@ -168,7 +169,7 @@ func upsertPosts(ctx context.Context, tx pgx.Tx, set *postSet, stored []int64, r
 // waits for the end: then what the server's parser makes of its
 // characters is learnt, and it is copied too, or upserted with the server
 // making its vectors.
-func copyNewPosts(ctx context.Context, tx pgx.Tx, set *postSet, runes *tsRunes) error {
+func copyNewPosts(ctx context.Context, tx pgx.Tx, set *postSet, runes *tsRunes, parted bool) error {
 	s := &postStream{set: set, runes: runes, buf: []byte(copyHeader)}
 	if err := copyStream(ctx, tx, upsertPost, s); err != nil {
 		if serr := s.failure(); serr != nil {
@@ -208,7 +209,7 @@ func copyNewPosts(ctx context.Context, tx pgx.Tx, set *postSet, runes *tsRunes) 
 	if err := copyInto(ctx, tx, upsertPost, copied); err != nil {
 		return err
 	}
-	return upsertPost.run(ctx, tx, upserted)
+	return upsertPost.upsert(ctx, tx, upserted, parted)
 }
 
 // postStream is an io.Reader of the binary COPY rows of a set of new posts:

@@ -15,11 +15,12 @@ import (
 // pairSpec is a relation table keyed by a pair of ids with a time.
 func pairSpec(table, a, b, at string) *upsertSpec {
 	return &upsertSpec{
-		stage:    "stage_" + table,
-		table:    table,
-		cols:     cols("bigint", a, b, at),
-		conflict: "ON CONFLICT (" + a + ", " + b + ") DO UPDATE SET " + at + " = excluded." + at,
-		key:      2,
+		stage:  "stage_" + table,
+		table:  table,
+		cols:   cols("bigint", a, b, at),
+		target: []string{a, b},
+		set:    at + " = excluded." + at,
+		key:    2,
 	}
 }
 
@@ -112,21 +113,22 @@ func (c *copyFirst) fail(table string) {
 // straight into it under a savepoint (no staging table, no conflict
 // checks), and upserts only if one of the rows exists already; else
 // upserts. Both leave the same rows: the rows of a batch are unique by key.
-func writeRows(ctx context.Context, tx pgx.Tx, spec *upsertSpec, rows [][]any, first *copyFirst) error {
+// parted says the post tables are partitioned (see upsertSpec.upsert).
+func writeRows(ctx context.Context, tx pgx.Tx, spec *upsertSpec, rows [][]any, first *copyFirst, parted bool) error {
 	if len(rows) < copyThreshold || !first.try(spec.table) {
-		return spec.run(ctx, tx, rows)
+		return spec.upsert(ctx, tx, rows, parted)
 	}
 	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return copyInto(ctx, sp, spec, rows) })
 	if !errors.Is(err, errCopyConflict) {
 		return err
 	}
 	first.fail(spec.table)
-	return spec.run(ctx, tx, rows)
+	return spec.upsert(ctx, tx, rows, parted)
 }
 
 // writeRelations writes the relations, lists and communities of a batch;
-// see writeRows for first.
-func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copyFirst, changes *sqlstore.PendingChanges) error {
+// see writeRows for first and parted.
+func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copyFirst, changes *sqlstore.PendingChanges, parted bool) error {
 	type job struct {
 		spec *upsertSpec
 		rows [][]any
@@ -196,7 +198,7 @@ func writeRelations(ctx context.Context, tx pgx.Tx, b *social.Batch, first *copy
 		return err
 	}
 	for _, j := range jobs {
-		if err := writeRows(ctx, tx, j.spec, j.rows, first); err != nil {
+		if err := writeRows(ctx, tx, j.spec, j.rows, first, parted); err != nil {
 			return err
 		}
 	}

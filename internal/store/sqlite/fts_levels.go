@@ -18,7 +18,7 @@ package sqlite
 // (roost gen --sqlite-tuning off), copied twice; each copy took 40,000
 // living-world events (roost live --events 40000) with the piece on and
 // off (14 segments against 58 after them); then roost bench --http --db A
-// --sqlite-tuning on --against on,-ftslevels --against-db B --kinds
+// --sqlite-tuning on --against-tuning on,-ftslevels --against-db B --kinds
 // "search Latest" --page-cache 0 --duration 3s --rounds 4, 2026-11-29,
 // four runs on a shared machine (load 9-16 on 2 cores): requests/s on/off
 // 1.29, 1.21, 1.13, 1.31; processor time a page 0.70-0.80 of the piece

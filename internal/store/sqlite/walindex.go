@@ -15,13 +15,13 @@ package sqlite
 // Proved by: TestVersionsFromIndex, TestVersionsFromIndexUnderWrites,
 // TestVersionsOnManyPages and TestWalHeader (walindex_test.go), and
 // TestTuningOff (the piece off).
-// Justified by: roost bench --http --db DB --sqlite-tuning on --against
+// Justified by: roost bench --http --db DB --sqlite-tuning on --against-tuning
 // on,-shm --kinds timeline,profile --duration 3s --rounds 4 (30k posts,
 // 2026-11-29, a machine shared with other work, load 8-18 on 2 cores),
 // four runs: requests/s on/off timeline 1.09, 1.65, 0.93, 1.63, profile
 // 1.40, 1.53, 1.38, 1.01; processor time a page 0.62-0.83 of the piece
 // off's in seven runs of eight (1.17 in one). The same tuning on both
-// sides (--against on) gave 0.68-1.12 and 0.97-1.36: the requests/s of
+// sides (--against-tuning on) gave 0.68-1.12 and 0.97-1.36: the requests/s of
 // one run overlap that noise, the processor time a page does not.
 
 import (

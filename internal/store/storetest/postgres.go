@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -35,7 +36,10 @@ func PostgresURL(t testing.TB) string {
 
 // FreshSchema creates an empty schema roost_test_<random> in the database
 // at base, drops it (with its world snapshots' schemas) when the test
-// ends, and returns base with its search_path set to it.
+// ends, and returns base with its search_path set to it. With
+// ROOST_TEST_PG_PARTITION=month the URL also asks for partitioned post
+// tables (partition=month), so that every test opening it runs on a
+// partitioned database.
 func FreshSchema(t testing.TB, base string) string {
 	t.Helper()
 	u, drop, err := pgschema.Create(context.Background(), base, "roost_test_")
@@ -47,5 +51,15 @@ func FreshSchema(t testing.TB, base string) string {
 			t.Error(err)
 		}
 	})
+	if p := os.Getenv("ROOST_TEST_PG_PARTITION"); p != "" {
+		pu, err := url.Parse(u)
+		if err != nil {
+			t.Fatalf("parse the fresh schema's URL: %v", err)
+		}
+		q := pu.Query()
+		q.Set("partition", p)
+		pu.RawQuery = q.Encode()
+		u = pu.String()
+	}
 	return u
 }
