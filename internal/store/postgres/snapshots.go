@@ -27,11 +27,16 @@ import (
 // rows, so search needs nothing rebuilt.
 
 // columnsSQL reads a table of the store's schema's columns and their
-// places in its primary key (sqlstore.Tracking).
-const columnsSQL = `SELECT a.attname::text, coalesce((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
-		WHERE k.attnum = a.attnum), 0)::int
-	FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
-	WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
+// places in its primary key (sqlstore.Tracking). A table partitioned by
+// month has no key of its own: each partition has the same one, read from
+// the first partition that has a key (a foreign partition has none).
+const columnsSQL = `WITH t AS (SELECT to_regclass(?) AS rel),
+	k AS (SELECT coalesce((SELECT h.inhrelid FROM pg_inherits h JOIN pg_index pi ON pi.indrelid = h.inhrelid AND pi.indisprimary
+		WHERE h.inhparent = t.rel ORDER BY h.inhrelid LIMIT 1), t.rel) AS rel FROM t)
+	SELECT a.attname::text, coalesce((SELECT c.n FROM pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY AS c(attnum, n), pg_attribute ka
+		WHERE i.indrelid = k.rel AND i.indisprimary AND ka.attrelid = k.rel AND ka.attnum = c.attnum AND ka.attname = a.attname), 0)::int
+	FROM t, k, pg_attribute a
+	WHERE a.attrelid = t.rel AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
 
 // snapshotPrefix is what the schemas of the store's snapshots begin with.
 func (s *Store) snapshotPrefix(ctx context.Context) (string, error) {
