@@ -17,6 +17,9 @@ import (
 // 503 with Retry-After instead of 500. Other errors are returned as they
 // are.
 func unavailable(err error) error {
+	if err == nil {
+		return nil // most calls: no error, and no allocation for errors.As's target
+	}
 	var se *msqlite.Error
 	if !errors.As(err, &se) || errors.Is(err, social.ErrUnavailable) {
 		return err
