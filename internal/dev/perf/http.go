@@ -150,6 +150,10 @@ func (c *Ceiling) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Write(p.body) //nolint:errcheck // the client went away
 }
 
+// loadGrace bounds the wait for the requests in flight when a run's time
+// is up.
+const loadGrace = 30 * time.Second
+
 // RunStats are one measured run of a page kind against one server.
 type RunStats struct {
 	Requests     int
@@ -168,7 +172,9 @@ type RunStats struct {
 // Load drives base+paths with cfg.Connections kept-alive connections for
 // cfg.Duration after cfg.Warmup, each connection taking the paths in turn
 // from its own offset, sending key as a bearer token when it is set. Any
-// answer but 200 stops the run with an error.
+// answer but 200 stops the run with an error. A request in flight when the
+// time is up is waited for (up to loadGrace) and counted: a slow page is a
+// figure, not a page left out.
 func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig) (RunStats, error) {
 	cfg.defaults()
 	tr := &http.Transport{MaxIdleConnsPerHost: cfg.Connections, MaxConnsPerHost: cfg.Connections, DisableCompression: true}
@@ -176,13 +182,16 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	cl := &http.Client{Transport: tr}
 	var (
 		measuring atomic.Bool
+		stopped   atomic.Bool
 		failed    atomic.Pointer[error]
 		wg        sync.WaitGroup
 	)
 	lats := make([][]time.Duration, cfg.Connections)
 	bytesIn := make([]int64, cfg.Connections)
-	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration+loadGrace)
 	defer cancel()
+	stop := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stopped.Store(true) })
+	defer stop.Stop()
 	one := func(i, n int) (time.Duration, int64, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+paths[(i*7+n)%len(paths)], nil)
 		if err != nil {
@@ -208,7 +217,7 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	}
 	for i := range cfg.Connections {
 		wg.Go(func() {
-			for n := 0; ctx.Err() == nil; n++ {
+			for n := 0; !stopped.Load() && ctx.Err() == nil; n++ {
 				d, nb, err := one(i, n)
 				if err != nil {
 					if ctx.Err() == nil {
@@ -224,10 +233,12 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 			}
 		})
 	}
+	warm := time.NewTimer(cfg.Warmup)
 	select {
-	case <-time.After(cfg.Warmup):
+	case <-warm.C:
 	case <-ctx.Done():
 	}
+	warm.Stop()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	measuring.Store(true)
