@@ -15,21 +15,28 @@ const MicrosPerUSD = 1_000_000
 // FormatUSD writes micro-USD as a decimal dollar amount, exactly and
 // without trailing zeros: 12345600 → "12.3456", 0 → "0", -5 → "-0.000005".
 func FormatUSD(micros int64) string {
-	neg := micros < 0
+	var b [32]byte
+	return string(AppendUSD(b[:0], micros))
+}
+
+// AppendUSD appends FormatUSD(micros) to b.
+func AppendUSD(b []byte, micros int64) []byte {
 	u := uint64(micros)
-	if neg {
+	if micros < 0 {
+		b = append(b, '-')
 		u = -u // exact for math.MinInt64 too, in uint64
 	}
 	whole, frac := u/MicrosPerUSD, u%MicrosPerUSD
-	s := strconv.FormatUint(whole, 10)
-	if frac != 0 {
-		f := strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
-		s += "." + f
+	b = strconv.AppendUint(b, whole, 10)
+	if frac == 0 {
+		return b
 	}
-	if neg {
-		s = "-" + s
+	b = append(b, '.')
+	for div := uint64(MicrosPerUSD / 10); frac != 0; div /= 10 {
+		b = append(b, byte('0'+frac/div))
+		frac %= div
 	}
-	return s
+	return b
 }
 
 // ParseUSD reads a non-negative decimal dollar amount ("12", "12.5",

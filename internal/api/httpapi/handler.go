@@ -74,8 +74,10 @@ type passage struct {
 	a       *args
 	idem    *social.StoredResponse
 	gateway bool
-	// releases undo what the steps took (the key's hold, a slot).
-	releases []func()
+	// held, slot and buf are what the steps took (the key's hold, a
+	// slot, the page's buffer), given back by release.
+	held, slot bool
+	buf        *bytes.Buffer
 }
 
 // fail answers err and stops the steps. An answer before the request's
@@ -91,8 +93,14 @@ func (c *passage) fail(err error) bool {
 
 // release gives back what the steps took.
 func (c *passage) release() {
-	for _, f := range c.releases {
-		f()
+	if c.held {
+		c.s.holds.put(c.key.ID)
+	}
+	if c.slot {
+		<-c.s.slots
+	}
+	if c.buf != nil {
+		c.s.buffers.put(c.buf)
 	}
 }
 
@@ -127,7 +135,7 @@ func (c *passage) hold() bool {
 	if !c.s.holds.take(c.key.ID) {
 		return c.fail(errKeyBusy)
 	}
-	c.releases = append(c.releases, func() { c.s.holds.put(c.key.ID) })
+	c.held = true
 	return true
 }
 
@@ -196,7 +204,7 @@ func (c *passage) admit() bool {
 	}
 	select {
 	case c.s.slots <- struct{}{}:
-		c.releases = append(c.releases, func() { <-c.s.slots })
+		c.slot = true
 		return true
 	default:
 		return c.fail(errBusy)
@@ -273,7 +281,7 @@ func (c *passage) page() ([]byte, int, bool) {
 		return nil, 0, c.fail(s.classify(rt, err))
 	}
 	buf := s.buffers.get()
-	c.releases = append(c.releases, func() { s.buffers.put(buf) })
+	c.buf = buf
 	if raw, ok := body.(rawJSON); ok {
 		buf.Write(raw)
 	} else if err := encodeJSON(buf, body); err != nil {
@@ -334,9 +342,22 @@ const headerCharged = "X-Roost-Charged-USD"
 // setCharged names what an answer charged: its items and their price in
 // US dollars (0 and 0 for an answer replayed free).
 func setCharged(h http.Header, items int, micros int64) {
-	h.Set(headerItems, strconv.Itoa(items))
-	h.Set(headerCharged, billing.FormatUSD(micros))
+	var b [48]byte
+	n := strconv.AppendInt(b[:0], int64(items), 10)
+	both := string(billing.AppendUSD(n, micros))
+	// One string and one slice for both values, under their keys as
+	// net/http writes them (a key in its canonical form is not rewritten).
+	vals := []string{both[:len(n)], both[len(n):]}
+	h[canonicalItems] = vals[:1:1]
+	h[canonicalCharged] = vals[1:]
 }
+
+// The charge headers' names in net/http's canonical form
+// (TestCanonicalHeaders).
+const (
+	canonicalItems   = headerItems
+	canonicalCharged = "X-Roost-Charged-Usd"
+)
 
 // noVersions caches nothing.
 var noVersions = social.Versions{Content: -1, Keys: -1, Deletions: -1}

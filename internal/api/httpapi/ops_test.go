@@ -145,3 +145,18 @@ func TestReady(t *testing.T) {
 		t.Errorf("healthz: %d", w.Code)
 	}
 }
+
+// TestCanonicalHeaders: the charge headers are stored under the names
+// net/http canonicalizes to, so that Header.Get finds them.
+func TestCanonicalHeaders(t *testing.T) {
+	for name, canonical := range map[string]string{headerItems: canonicalItems, headerCharged: canonicalCharged} {
+		if got := http.CanonicalHeaderKey(name); got != canonical {
+			t.Errorf("CanonicalHeaderKey(%q) = %q, the constant says %q", name, got, canonical)
+		}
+	}
+	h := http.Header{}
+	setCharged(h, 1234, 1_234_500)
+	if h.Get(headerItems) != "1234" || h.Get(headerCharged) != "1.2345" || len(h) != 2 {
+		t.Errorf("setCharged: %v", h)
+	}
+}
