@@ -48,6 +48,9 @@ func RunResearch(t *testing.T, s social.Store) {
 			continue
 		}
 		ran++
+		if !sampled(i) {
+			continue
+		}
 		want := m.match(q, social.Latest)
 		slices.Reverse(want) // id ascending
 		if err := checkCounts(ctx, s, m, q, want); err != nil {
