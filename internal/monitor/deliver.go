@@ -101,7 +101,7 @@ func (s *Service) Run(ctx context.Context) {
 		if now := s.opt.Now(); now.Sub(lastResume) >= time.Second {
 			lastResume = now
 			if n, err := s.Resume(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("monitors: resume", "err", err)
+				s.loopLog.warn("monitors: resume", err)
 			} else if n > 0 {
 				s.log.Info("monitors: resumed after a top-up", "monitors", n)
 			}
@@ -109,7 +109,7 @@ func (s *Service) Run(ctx context.Context) {
 		if now := s.opt.Now(); now.Sub(lastPrune) >= time.Minute {
 			lastPrune = now
 			if err := s.store.Prune(ctx, now.Add(-KeepEvents)); err != nil && ctx.Err() == nil {
-				s.log.Warn("monitors: prune", "err", err)
+				s.loopLog.warn("monitors: prune", err)
 			}
 		}
 		s.startDue(ctx, slots, wake, &wg)
@@ -132,14 +132,14 @@ func (s *Service) poll(ctx context.Context) {
 	for {
 		n, err := s.DispatchOnce(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("monitors: dispatch", "err", err)
+			s.loopLog.warn("monitors: dispatch", err)
 		}
 		if n < dispatchBatch {
 			break
 		}
 	}
 	if _, err := s.SearchOnce(ctx); err != nil && ctx.Err() == nil {
-		s.log.Warn("monitors: search", "err", err)
+		s.loopLog.warn("monitors: search", err)
 	}
 }
 
@@ -151,7 +151,7 @@ func (s *Service) armSearch(ctx context.Context, timer *time.Timer) {
 	next, ok, err := s.store.NextSearch(ctx, SearchQuery, SearchPumpFun)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("monitors: next search", "err", err)
+			s.loopLog.warn("monitors: next search", err)
 		}
 		return
 	}
@@ -171,7 +171,7 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 	due, err := s.store.Due(ctx, now, free)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("monitors: events due", "err", err)
+			s.loopLog.warn("monitors: events due", err)
 		}
 		return
 	}
@@ -183,7 +183,7 @@ func (s *Service) startDue(ctx context.Context, slots, wake chan struct{}, wg *s
 	got, err := s.store.LeaseAll(ctx, due, now, now.Add(s.lease()))
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("monitors: lease", "err", err)
+			s.loopLog.warn("monitors: lease", err)
 		}
 		return
 	}

@@ -290,7 +290,7 @@ func (s *Service) SearchOnce(ctx context.Context) (int, error) {
 	for _, m := range ms {
 		g.Go(func() error {
 			if err := s.searchMonitor(ctx, m, top, now); err != nil {
-				s.log.Warn("search monitor", "monitor", m.ID, "err", err)
+				s.loopLog.warn("search monitor", err, "monitor", m.ID)
 				return nil
 			}
 			ran.Add(1)

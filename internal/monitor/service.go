@@ -94,6 +94,7 @@ type Service struct {
 	render   Renderer
 	opt      Options
 	log      *slog.Logger
+	loopLog  *quietLog // the loop's warnings (quiet.go)
 	client   *http.Client
 	metrics  *metrics
 }
@@ -126,7 +127,8 @@ func New(store Store, data social.Reader, accounts social.Accounts, render Rende
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: store, data: data, accounts: accounts, render: render, opt: opt, log: log,
-		biller: billing.Biller{Accounts: accounts, Price: opt.Price}, client: newClient(opt),
+		loopLog: newQuietLog(log, opt.Now),
+		biller:  billing.Biller{Accounts: accounts, Price: opt.Price}, client: newClient(opt),
 		metrics: newMetrics(opt.Registry)}
 }
 
