@@ -21,8 +21,7 @@ var migrationFiles embed.FS
 // once, when they are committed: how many and the last. With partition
 // PartitionMonth, the post tables are made partitioned in the same
 // transaction (partitionTables: refused when they hold rows); whether
-// they are is then read from the catalog into s.parts. A partitioned
-// schema gets post_author_months if it has none (authorMonths).
+// they are is then read from the catalog into s.parts.
 func (s *Store) migrate(ctx context.Context, partition string) error {
 	steps, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
@@ -64,19 +63,11 @@ func (s *Store) migrate(ctx context.Context, partition string) error {
 			}
 			done, last = done+1, m.Name
 		}
-		if parted, err = isPartitioned(ctx, tx); err != nil {
+		if parted, err = isPartitioned(ctx, tx); err != nil || parted || partition == "" {
 			return err
 		}
-		if !parted && partition != "" {
-			if err := partitionTables(ctx, tx); err != nil {
-				return err
-			}
-			parted = true
-		}
-		if parted {
-			return authorMonths(ctx, tx)
-		}
-		return nil
+		parted = true
+		return partitionTables(ctx, tx)
 	})
 	if err == nil && done > 0 {
 		s.log.Info("applied migrations", "db", s.name, "schema", *schema, "count", done, "last", last)

@@ -113,14 +113,11 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
-	d := dialect
 	if s.parts != nil {
 		if err := s.parts.ahead(ctx, time.Now()); err != nil {
 			pool.Close()
 			return nil, err
 		}
-		d.UserPosts = partedUserPostsSQL
-		s.primary.Dialect = d
 	}
 	if err := s.restoreLeftovers(ctx); err != nil {
 		pool.Close()
@@ -130,7 +127,7 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 		pool.Close()
 		return nil, err
 	}
-	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered, reads: s.reads}, Dialect: d}
+	s.Reader = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered, reads: s.reads}, Dialect: dialect}
 	s.debits = sqlstore.NewDebitBatcher(s.debitBatch)
 	return s, nil
 }

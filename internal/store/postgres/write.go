@@ -83,13 +83,7 @@ func (s *Store) write(ctx context.Context, b *social.Batch, bulk bool, first *co
 			if err := writeUsers(ctx, tx, kept.Users, &st); err != nil {
 				return err
 			}
-			posts := func() error { return writePosts(ctx, tx, kept.Posts, &st, &s.runes, direct, blind, parted) }
-			if parted {
-				err = writeAuthorMonths(ctx, tx, kept.Posts, posts)
-			} else {
-				err = posts()
-			}
-			if err != nil {
+			if err := writePosts(ctx, tx, kept.Posts, &st, &s.runes, direct, blind, parted); err != nil {
 				return err
 			}
 			if err := writeRelations(ctx, tx, kept, first, changes, parted); err != nil {

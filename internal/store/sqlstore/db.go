@@ -37,12 +37,6 @@ type Dialect struct {
 	// VersionsSQL, when set, replaces the package's VersionsSQL (SQLite
 	// reads the 'keys' counter from its billing file).
 	VersionsSQL string
-	// UserPosts, when set, makes the query of a user's timeline page in
-	// place of the package's (PostgreSQL partitioned by month reads only
-	// the author's months): it selects PostColumns and the post's id
-	// twice, newest first, of the user ($1 or the first ?), below the
-	// cursor's id (the second), at most the limit given last.
-	UserPosts func(withReplies bool) string
 }
 
 // Placeholders is "?,?,…" with n marks.

@@ -58,9 +58,6 @@ func (r Reader) Post(ctx context.Context, id int64) (social.Post, error) {
 // UserPosts is a user's timeline, newest first.
 func (r Reader) UserPosts(ctx context.Context, userID int64, withReplies bool, p social.PageReq) (social.Page[social.Post], error) {
 	_, id := After(p, MaxInt64)
-	if r.Dialect.UserPosts != nil {
-		return r.posts(ctx, p, r.Dialect.UserPosts(withReplies), userID, id)
-	}
 	q := `SELECT ` + PostColumns + `, p.id, p.id FROM posts p WHERE p.author_id = ? AND p.id < ?`
 	if !withReplies {
 		q += ` AND p.reply_to_id = 0`

@@ -25,10 +25,6 @@ var notWorld = map[string]bool{
 	"monitor_deliveries": true, "api_keys": true, "ledger": true, "idempotency_keys": true, "debit_requests": true,
 	"rate_buckets": true, "rate_windows": true, "upstream_ledger": true, "upstream_budget": true, "upstream_holds": true,
 	"sqlite_stat1": true, "sqlite_stat4": true,
-	// PostgreSQL partitioned by month: the months each author has posts
-	// in, kept by triggers on posts as a superset (a restore that takes
-	// posts away may leave their months; the restored posts' are there).
-	"post_author_months": true,
 	// SQLite's FTS5 tables and the tables of their segments and
 	// documents: how an index lays out its segments depends on the order
 	// of the writes, not on what it holds, and a restore puts the posts it
