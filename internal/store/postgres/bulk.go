@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/roostapi/roost/internal/social"
 	"github.com/roostapi/roost/internal/store/sqlstore"
@@ -264,6 +265,9 @@ func (s *Store) bulkRestore(ctx context.Context, conn *pgx.Conn) error {
 		if step[1] != "" {
 			jobs = append(jobs, func(c *pgx.Conn) error {
 				ok, err := s.restoreStep(ctx, c, step[0], step[1])
+				for try := 1; try < 3 && nameTaken(err); try++ {
+					ok, err = s.restoreStep(ctx, c, step[0], step[1])
+				}
 				if ok {
 					built.Add(1)
 				}
@@ -328,6 +332,16 @@ func (s *Store) onConns(ctx context.Context, conn *pgx.Conn, jobs []func(*pgx.Co
 	close(next)
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// nameTaken reports whether err is a build that chose a name another
+// transaction took meanwhile: an index of a partitioned table names its
+// partitions' indexes after their columns (posts_y2026m01_author_id_id_idx,
+// …_idx1), and two builds on the same columns at once (posts_author,
+// posts_author_roots) may choose the same. Run again, it chooses anew.
+func nameTaken(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "pg_class_relname_nsp_index"
 }
 
 // restoreSteps lists name and statement of what bulk_restore records, in

@@ -97,11 +97,15 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		if s.parts != nil {
 			// The page's least and greatest ids bound the fetch of its
 			// rows too: values known when the fetch starts, by which its
-			// scan leaves out every partition outside them.
+			// scan leaves out every partition outside them. The ids are
+			// an array (= ANY, an index condition of each partition's
+			// key), not IN (SELECT …): with that the planner chose a hash
+			// join over every post between the two (1M posts: 570k rows
+			// read, 470 ms, for a page of 21 rare-word posts; now 2 ms).
 			return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`),
 				top AS MATERIALIZED (SELECT m.id FROM m`+orderBy("m")+` LIMIT `+n+`)
 				SELECT `+sqlstore.PostColumns+`, p.`+sortCol+`, p.id FROM posts p
-				WHERE p.id IN (SELECT top.id FROM top) AND p.id >= (SELECT min(top.id) FROM top)
+				WHERE p.id = ANY (ARRAY(SELECT top.id FROM top)) AND p.id >= (SELECT min(top.id) FROM top)
 				  AND p.id <= (SELECT max(top.id) FROM top)`+orderBy("p"), c.args)
 		}
 		return s.searchPage(ctx, pool, lim, `WITH m AS MATERIALIZED (SELECT p.id, p.score FROM posts p WHERE `+where+` AND `+bound+`)
