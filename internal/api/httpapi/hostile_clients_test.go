@@ -108,8 +108,8 @@ func p99(ds []time.Duration) time.Duration {
 
 // TestSlowBodiesHoldNoSlot: 300 POSTs whose bodies trickle in, from three
 // keys (one with no balance), hold none of the server's slots: another
-// key's requests all answer 200 meanwhile, their p99 within a few times
-// the p99 without the attack; each attacking key has at most its share
+// key's requests all answer 200 meanwhile, their p99 far below a body's
+// deadline (within a second of the p99 without the attack); each attacking key has at most its share
 // (MaxPerKey) under way, the rest answered 429 at once; the key that
 // cannot pay is answered 402 before its body is read; the bodies that
 // never arrive are 400 after their deadline; nothing is charged.
@@ -181,7 +181,10 @@ func testSlowBodiesHoldNoSlot(t *testing.T, eng engine) {
 	attacked := p99(probes(100))
 	wg.Wait()
 	close(done)
-	if limit := max(5*quiet, quiet+50*time.Millisecond); attacked > limit {
+	// A probe held behind a slow body would wait for its deadline (5 s of
+	// grace at least); a second's slack keeps a busy machine's scheduling
+	// out of the verdict.
+	if limit := max(5*quiet, quiet+time.Second); attacked > limit {
 		t.Errorf("probe p99 %v under 300 slow bodies, %v without (limit %v)", attacked, quiet, limit)
 	}
 	share := DefaultMaxConcurrent / 4
