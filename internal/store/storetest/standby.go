@@ -52,27 +52,11 @@ func pgBin() string {
 // skipped, unless CI=true, where it fails.
 func StartStandby(t testing.TB) *Standby {
 	t.Helper()
-	base := PostgresURL(t)
-	bin := pgBin()
-	if _, err := os.Stat(filepath.Join(bin, "pg_basebackup")); bin == "" || err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no PostgreSQL server binaries (pg_basebackup, pg_ctl) for a standby; set ROOST_TEST_PG_BIN")
-		}
-		t.Skip("no PostgreSQL server binaries for a standby (ROOST_TEST_PG_BIN)")
-	}
-	dir, err := os.MkdirTemp("", "roost-standby-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Standby{Dir: dir, Port: freePort(t), bin: bin, base: base}
-	t.Cleanup(func() {
-		s.run(t, false, "pg_ctl", "-D", s.Dir, "-m", "immediate", "-w", "stop")
-		os.RemoveAll(s.Dir)
-	})
-	s.chown(t, dir) // PostgreSQL refuses to run as root
-	pu, _ := url.Parse(base)
+	s := newServer(t, "pg_basebackup", "a standby")
+	data := filepath.Join(s.Dir, "data")
+	pu, _ := url.Parse(s.base)
 	conn := fmt.Sprintf("host=%s port=%s user=%s", pu.Hostname(), pu.Port(), pu.User.Username())
-	if out, err := s.cmd("pg_basebackup", "-d", conn, "-D", filepath.Join(dir, "data"), "-R", "-X", "stream", "-c", "fast").CombinedOutput(); err != nil {
+	if out, err := s.cmd("pg_basebackup", "-d", conn, "-D", data, "-R", "-X", "stream", "-c", "fast").CombinedOutput(); err != nil {
 		t.Fatalf("pg_basebackup of the test cluster: %v\n%s\n(the primary's pg_hba.conf needs `host replication all 127.0.0.1/32 trust`)", err, out)
 	}
 	// Debian keeps a cluster's configuration beside it, not in the data
@@ -82,7 +66,7 @@ func StartStandby(t testing.TB) *Standby {
 		"pg_hba.conf":     "local all all trust\nhost all all 127.0.0.1/32 trust\n",
 		"pg_ident.conf":   "",
 	} {
-		f := filepath.Join(dir, "data", name)
+		f := filepath.Join(data, name)
 		if _, err := os.Stat(f); err == nil {
 			continue
 		}
@@ -92,6 +76,35 @@ func StartStandby(t testing.TB) *Standby {
 		s.chown(t, f)
 	}
 	s.Start(t)
+	return s
+}
+
+// newServer makes the Standby of a PostgreSQL server of one test (the
+// binaries it needs beside pg_ctl named by need, what it is for by what)
+// in a new temporary directory on a free port, its data directory to be
+// made in Dir/data; when the test ends it is stopped at once and the
+// directory removed. Without the binaries the test is skipped, unless
+// CI=true, where it fails.
+func newServer(t testing.TB, need, what string) *Standby {
+	t.Helper()
+	base := PostgresURL(t)
+	bin := pgBin()
+	if _, err := os.Stat(filepath.Join(bin, need)); bin == "" || err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no PostgreSQL server binaries (%s, pg_ctl) for %s; set ROOST_TEST_PG_BIN", need, what)
+		}
+		t.Skipf("no PostgreSQL server binaries for %s (ROOST_TEST_PG_BIN)", what)
+	}
+	dir, err := os.MkdirTemp("", "roost-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Standby{Dir: dir, Port: freePort(t), bin: bin, base: base}
+	t.Cleanup(func() {
+		s.run(t, false, "pg_ctl", "-D", filepath.Join(s.Dir, "data"), "-m", "immediate", "-w", "stop")
+		os.RemoveAll(s.Dir)
+	})
+	s.chown(t, dir) // PostgreSQL refuses to run as root
 	return s
 }
 
