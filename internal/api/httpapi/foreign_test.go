@@ -206,14 +206,7 @@ func walkBodies(t *testing.T, e *env, key, path string) []string {
 	var out []string
 	cursor := ""
 	for len(out) < 1000 {
-		p := path
-		if cursor != "" {
-			sep := "?"
-			if strings.Contains(p, "?") {
-				sep = "&"
-			}
-			p += sep + "cursor=" + url.QueryEscape(cursor)
-		}
+		p := withCursor(path, cursor)
 		w := e.do(call{path: p, key: key})
 		if w.Code != 200 {
 			t.Fatalf("%s: %d %s", p, w.Code, w.Body)

@@ -11,6 +11,18 @@ import (
 // order, failing on a repeat; pages must hold at most size items and only
 // the last may have a null next_cursor. When pinned is not "", every page
 // requested with a cursor must hold that item (a community's pinned post),
+// withCursor is path asking for the page after cursor ("": the first).
+func withCursor(path, cursor string) string {
+	if cursor == "" {
+		return path
+	}
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + "cursor=" + url.QueryEscape(cursor)
+}
+
 // which is then not counted as a repeat.
 func walk(t *testing.T, e *env, key, path string, size int, pinned string) []string {
 	t.Helper()
@@ -21,14 +33,7 @@ func walk(t *testing.T, e *env, key, path string, size int, pinned string) []str
 		if pages > 1000 {
 			t.Fatalf("%s: more than 1000 pages", path)
 		}
-		p := path
-		if cursor != "" {
-			sep := "?"
-			if strings.Contains(p, "?") {
-				sep = "&"
-			}
-			p += sep + "cursor=" + url.QueryEscape(cursor)
-		}
+		p := withCursor(path, cursor)
 		w := e.do(call{path: p, key: key})
 		if w.Code != 200 {
 			t.Fatalf("%s: %d %s", p, w.Code, w.Body)
