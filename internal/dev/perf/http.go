@@ -182,7 +182,6 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	cl := &http.Client{Transport: tr}
 	var (
 		measuring atomic.Bool
-		stopped   atomic.Bool
 		failed    atomic.Pointer[error]
 		wg        sync.WaitGroup
 	)
@@ -190,8 +189,7 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	bytesIn := make([]int64, cfg.Connections)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration+loadGrace)
 	defer cancel()
-	stop := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stopped.Store(true) })
-	defer stop.Stop()
+	end := time.Now().Add(cfg.Warmup + cfg.Duration) // no request starts after it
 	one := func(i, n int) (time.Duration, int64, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+paths[(i*7+n)%len(paths)], nil)
 		if err != nil {
@@ -217,7 +215,7 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 	}
 	for i := range cfg.Connections {
 		wg.Go(func() {
-			for n := 0; !stopped.Load() && ctx.Err() == nil; n++ {
+			for n := 0; time.Now().Before(end) && ctx.Err() == nil; n++ {
 				d, nb, err := one(i, n)
 				if err != nil {
 					if ctx.Err() == nil {
@@ -233,12 +231,10 @@ func Load(ctx context.Context, base, key string, paths []string, cfg HTTPConfig)
 			}
 		})
 	}
-	warm := time.NewTimer(cfg.Warmup)
 	select {
-	case <-warm.C:
+	case <-time.After(cfg.Warmup):
 	case <-ctx.Done():
 	}
-	warm.Stop()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	measuring.Store(true)
