@@ -22,16 +22,18 @@ type quietLog struct {
 	log *slog.Logger
 	now func() time.Time
 	mu  sync.Mutex
-	by  map[string]*quietLine
+	by  map[string]quietLine
 }
 
+// quietLine is when a warning was last written and how many of it were
+// left out since.
 type quietLine struct {
 	at   time.Time
 	left int
 }
 
 func newQuietLog(log *slog.Logger, now func() time.Time) *quietLog {
-	return &quietLog{log: log, now: now, by: map[string]*quietLine{}}
+	return &quietLog{log: log, now: now, by: map[string]quietLine{}}
 }
 
 // warn logs msg with err and args, unless err says the database is
@@ -42,21 +44,19 @@ func (q *quietLog) warn(msg string, err error, args ...any) {
 		return
 	}
 	q.mu.Lock()
-	now := q.now()
-	l := q.by[msg]
-	if l != nil && now.Sub(l.at) < quietEvery {
-		l.left++
-		q.mu.Unlock()
+	now, l := q.now(), q.by[msg]
+	quiet := !l.at.IsZero() && now.Sub(l.at) < quietEvery
+	if quiet {
+		q.by[msg] = quietLine{at: l.at, left: l.left + 1}
+	} else {
+		q.by[msg] = quietLine{at: now}
+	}
+	q.mu.Unlock()
+	if quiet {
 		return
 	}
-	left := 0
-	if l != nil {
-		left = l.left
-	}
-	q.by[msg] = &quietLine{at: now}
-	q.mu.Unlock()
-	if left > 0 {
-		args = append(args, "repeats_left_out", left)
+	if l.left > 0 {
+		args = append(args, "repeats_left_out", l.left)
 	}
 	q.log.Warn(msg, append(args, "err", err)...)
 }
