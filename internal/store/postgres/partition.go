@@ -39,7 +39,7 @@ var partTables = []partTable{
 
 // aheadMonths is how many months after the current one Open and Maintain
 // create partitions for, so that writes rarely create one themselves.
-const aheadMonths = 2
+const aheadMonths = 1
 
 // month is a calendar month (UTC) of snowflake ids.
 type month struct {
