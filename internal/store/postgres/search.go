@@ -13,7 +13,9 @@ import (
 )
 
 // gatherLimit is the planner's estimate of matches up to which a query
-// anchored on a selective index is answered by gathering every match.
+// anchored on a selective index is answered by gathering every match, at
+// least (a word the statistics do not know may be estimated above it:
+// search_floor.go).
 const gatherLimit = 5000
 
 // Search runs a parsed query (see social.Reader).
@@ -23,7 +25,7 @@ const gatherLimit = 5000
 // most of the table before it has a page. So a query anchored on a
 // GIN full-text index (words, phrases, url:) asks the planner first how many
 // posts match (EXPLAIN of the bare condition, one round trip without
-// execution). Up to gatherLimit, the matching ids are gathered from the
+// execution). Up to gatherLimit (or the floor of search_floor.go), the matching ids are gathered from the
 // index in a MATERIALIZED CTE (which the planner cannot turn into an
 // ordered walk), sorted, and the page's rows fetched. Above it, matches are
 // dense and the ordered walk finds a page after a few rows. A query with
@@ -71,7 +73,11 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		if err != nil {
 			return social.Page[social.Post]{}, err
 		}
-		gather = est <= gatherLimit
+		bound, err := s.gatherBound(ctx, pool, anchors(c.plan.Root))
+		if err != nil {
+			return social.Page[social.Post]{}, err
+		}
+		gather = est <= bound
 	}
 	sv, id := sqlstore.After(p, sqlstore.MaxInt64)
 	if gather {

@@ -54,6 +54,11 @@ type Store struct {
 	// (debitBatch).
 	debits *sqlstore.DebitBatcher
 
+	// gatherMin is the least gatherBound (gatherLimit; tests lower it);
+	// floor is the planner's estimate of a word it does not know.
+	gatherMin float64
+	floor     textFloor
+
 	// parts creates the month partitions of the post tables; nil when
 	// they are not partitioned.
 	parts *partitions
@@ -104,7 +109,7 @@ func OpenOptions(ctx context.Context, url string, opts Options, log *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect to %s: %w", name, err)
 	}
-	s := &Store{pool: pool, log: log, name: name}
+	s := &Store{pool: pool, log: log, name: name, gatherMin: gatherLimit}
 	numbered := &sync.Map{}
 	s.primary = sqlstore.Reader{DB: pgDB{pool: pool, numbered: numbered}, Dialect: dialect}
 	s.Reader = s.primary
