@@ -50,19 +50,19 @@ func anchors(n search.Cond) int {
 			return 1
 		}
 	case search.CondAnd:
-		k := 0
-		for _, c := range n.Conds {
-			k += anchors(c)
-		}
-		return k
+		return anchorsOf(n.Conds)
 	case search.CondOr:
-		k := 0
-		for _, c := range n.Conds {
-			k += anchors(c)
-		}
-		return k
+		return anchorsOf(n.Conds)
 	}
 	return 0
+}
+
+func anchorsOf(cs []search.Cond) int {
+	k := 0
+	for _, c := range cs {
+		k += anchors(c)
+	}
+	return k
 }
 
 // gatherBound is the estimate up to which a search anchored on k text
