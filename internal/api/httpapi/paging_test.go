@@ -7,10 +7,6 @@ import (
 	"testing"
 )
 
-// walk reads every page of path and returns the id_str of each item in
-// order, failing on a repeat; pages must hold at most size items and only
-// the last may have a null next_cursor. When pinned is not "", every page
-// requested with a cursor must hold that item (a community's pinned post),
 // withCursor is path asking for the page after cursor ("": the first).
 func withCursor(path, cursor string) string {
 	if cursor == "" {
@@ -23,6 +19,10 @@ func withCursor(path, cursor string) string {
 	return path + sep + "cursor=" + url.QueryEscape(cursor)
 }
 
+// walk reads every page of path and returns the id_str of each item in
+// order, failing on a repeat; pages must hold at most size items and only
+// the last may have a null next_cursor. When pinned is not "", every page
+// requested with a cursor must hold that item (a community's pinned post),
 // which is then not counted as a repeat.
 func walk(t *testing.T, e *env, key, path string, size int, pinned string) []string {
 	t.Helper()
