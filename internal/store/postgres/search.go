@@ -73,11 +73,10 @@ func (s *Store) searchOn(ctx context.Context, pool *pgxpool.Pool, q *search.Quer
 		if err != nil {
 			return social.Page[social.Post]{}, err
 		}
-		bound, err := s.gatherBound(ctx, pool, anchors(c.plan.Root))
+		gather, err = s.gathers(ctx, pool, est, anchors(c.plan.Root))
 		if err != nil {
 			return social.Page[social.Post]{}, err
 		}
-		gather = est <= bound
 	}
 	sv, id := sqlstore.After(p, sqlstore.MaxInt64)
 	if gather {

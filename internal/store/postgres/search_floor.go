@@ -65,15 +65,19 @@ func anchorsOf(cs []search.Cond) int {
 	return k
 }
 
-// gatherBound is the estimate up to which a search anchored on k text
-// conditions is gathered: gatherMin, or the floor k times over when that
-// is more (with 1 % for the estimates' rounding).
-func (s *Store) gatherBound(ctx context.Context, pool *pgxpool.Pool, k int) (float64, error) {
+// gathers reports whether a search estimated at est posts and anchored
+// on k text conditions is gathered: up to gatherMin, or up to the floor k
+// times over (with 1 % for the estimates' rounding). The floor is read
+// only for an estimate above gatherMin.
+func (s *Store) gathers(ctx context.Context, pool *pgxpool.Pool, est float64, k int) (bool, error) {
+	if est <= s.gatherMin {
+		return true, nil
+	}
 	floor, err := s.floorRows(ctx, pool)
 	if err != nil {
-		return 0, err
+		return false, err
 	}
-	return math.Max(s.gatherMin, floor*float64(k)*1.01), nil
+	return est <= floor*float64(k)*1.01, nil
 }
 
 // floorRows is the greater of the planner's estimates of a word it does
@@ -82,12 +86,12 @@ func (s *Store) gatherBound(ctx context.Context, pool *pgxpool.Pool, k int) (flo
 func (s *Store) floorRows(ctx context.Context, pool *pgxpool.Pool) (float64, error) {
 	f := &s.floor
 	f.mu.Lock()
-	if !f.at.IsZero() && time.Since(f.at) < floorRefresh {
-		defer f.mu.Unlock()
-		return f.rows, nil
-	}
+	rows, fresh := f.rows, !f.at.IsZero() && time.Since(f.at) < floorRefresh
 	f.mu.Unlock()
-	var rows float64
+	if fresh {
+		return rows, nil
+	}
+	rows = 0
 	for _, col := range []string{"p.tsv", "p.url_tsv"} {
 		n, err := s.estimate(ctx, pool, col+" @@ '"+absentLexeme+"'::tsquery", nil)
 		if err != nil {

@@ -54,7 +54,8 @@ type Store struct {
 	// (debitBatch).
 	debits *sqlstore.DebitBatcher
 
-	// gatherMin is the least gatherBound (gatherLimit; tests lower it);
+	// gatherMin is the estimate up to which a search is always gathered
+	// (gatherLimit; tests lower it);
 	// floor is the planner's estimate of a word it does not know.
 	gatherMin float64
 	floor     textFloor
